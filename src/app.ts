@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { type Clock, MonotonicClock } from './clock.js';
+import type { Config } from './config.js';
+import { type Db, openDatabase } from './db/connection.js';
+import { AppError } from './errors.js';
+import { authRoutes } from './features/auth/routes.js';
+import { UserProfile } from './features/auth/schemas.js';
+import { createAuthService } from './features/auth/service.js';
+import { healthRoutes } from './features/health/routes.js';
+import { noteRoutes } from './features/notes/routes.js';
+import { Attachment, Note } from './features/notes/schemas.js';
+import { createNotesService } from './features/notes/service.js';
+import { newestUpdate } from './features/notes/store.js';
+import { searchRoutes } from './features/search/routes.js';
+import { createSearchService } from './features/search/service.js';
+import { tagRoutes } from './features/tags/routes.js';
+import { createTagsService } from './features/tags/service.js';
+import { userRoutes } from './features/users/routes.js';
+import { createUsersService } from './features/users/service.js';
+import { authPlugin } from './http/auth.js';
+import { registerErrorHandling } from './http/errorHandler.js';
+import { redactUrl } from './http/logging.js';
+import { ErrorBody, Success } from './http/schemas.js';
+import { registerValidation } from './http/validation.js';
+import { APP_VERSION } from './version.js';
+
+export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
+const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+
+export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
+  const notes = createNotesService({
+    db: deps.db,
+    clock: deps.clock,
+    trashRetentionDays: deps.config.trashRetentionDays,
+    notesDeleted: [],
+  });
+  return {
+    auth: createAuthService(deps),
+    users: createUsersService(deps),
+    notes,
+    search: createSearchService(deps),
+    tags: createTagsService(deps),
+  };
+}
+export type Services = ReturnType<typeof buildServices>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    services: Services;
+    appConfig: Config;
+  }
+}
+
+export interface BuildOptions {
+  /** Replaces the server clock (tests move time forward). */
+  clock?: Clock;
+  /** Overrides Fastify's logger option (tests pass false). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    // D-OPS-4: credentials never reach the log, wherever they appear.
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (request: { method: string; url: string; ip?: string }) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        remoteAddress: request.ip,
+      }),
+    },
+  };
+}
+
+/** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const database = await openDatabase(config.dataDir);
+  const clock = options.clock ?? new MonotonicClock(await newestUpdate(database.db));
+
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config),
+    // Fastify accepts a hop count at run time; its types only list the other forms.
+    trustProxy: config.trustProxy as boolean | string[],
+    bodyLimit: JSON_BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('db', database.db);
+  app.decorate('appConfig', config);
+  app.decorate('services', buildServices({ db: database.db, clock, config }));
+  app.addHook('onClose', async () => database.close());
+
+  registerValidation(app);
+  registerErrorHandling(app);
+  for (const schema of [ErrorBody, Success, Attachment, Note, UserProfile]) app.addSchema(schema);
+
+  await app.register(helmet, {
+    // JSON API: nothing here is a document to run scripts in. Pages (docs, share) set their own.
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  });
+  await app.register(cookie);
+  await app.register(rateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) =>
+      new AppError(429, 'rate_limited', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s`),
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Notes API',
+        version: APP_VERSION,
+        description: 'Self-hosted, offline-first notes. Errors use the Error schema (D-ERR-1).',
+      },
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'session' },
+          apiKey: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ session: [] }, { apiKey: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, auth: 'public' };
+    });
+    await docs.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+  });
+  app.get('/api/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+
+  await app.register(authPlugin, { auth: app.services.auth, publicUrl: config.publicUrl });
+
+  // Features, one line each.
+  await app.register(healthRoutes);
+  await app.register(authRoutes);
+  await app.register(userRoutes);
+  await app.register(noteRoutes);
+  await app.register(searchRoutes);
+  await app.register(tagRoutes);
+
+  startMaintenance(app);
+  return app;
+}
+
+/** Trash retention and session clean-up: at start-up, then hourly (D-NOTE-4). */
+function startMaintenance(app: FastifyInstance): void {
+  const run = async () => {
+    try {
+      const purged = await app.services.notes.purgeExpiredTrash();
+      await app.services.auth.deleteExpiredSessions();
+      if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');
+    } catch (err) {
+      app.log.error({ err }, 'maintenance failed');
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    await run();
+    timer = setInterval(run, MAINTENANCE_INTERVAL_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
+}

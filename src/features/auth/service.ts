@@ -1,0 +1,123 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { type Actor, sessionActor } from '../../actor.js';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../db/connection.js';
+import { AppError, errors } from '../../errors.js';
+import { userProfile } from '../users/service.js';
+import * as users from '../users/store.js';
+import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import * as store from './store.js';
+
+export const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4
+
+/** Sessions are looked up by the SHA-256 of the cookie value; the value is never stored. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export interface NewSession {
+  token: string;
+  maxAgeSeconds: number;
+}
+
+export interface ResolvedSession {
+  actor: Actor;
+  tokenHash: string;
+  /** Set when the session was renewed and the cookie must be sent again. */
+  renewed?: NewSession;
+}
+
+const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Wrong email or password');
+
+export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
+  async function startSession(userId: number): Promise<NewSession> {
+    const token = randomBytes(32).toString('base64url');
+    const now = clock.now();
+    await store.insertSession(db, {
+      token_hash: hashToken(token),
+      user_id: userId,
+      created_at: now,
+      expires_at: now + SESSION_MAX_AGE_MS,
+    });
+    return { token, maxAgeSeconds: SESSION_MAX_AGE_MS / 1000 };
+  }
+
+  return {
+    async status(actor: Actor | null) {
+      const setupRequired = !(await users.hasOwner(db));
+      const user = actor ? await users.findUserById(db, actor.userId) : undefined;
+      return { setupRequired, authenticated: user !== undefined, user: user ? userProfile(user) : null };
+    },
+
+    /** Creates the owner account once (D-AUTH-1); afterwards 400. */
+    async setup(input: { password: string; email?: string; displayName?: string }): Promise<NewSession> {
+      if (await users.hasOwner(db))
+        throw errors.badRequest('setup_completed', 'Setup has already been completed');
+      const passwordHash = await hashPassword(input.password);
+      const owner = await db.transaction().execute(async (trx) => {
+        // Checked again inside the transaction: two racing setups must not both succeed.
+        if (await users.hasOwner(trx))
+          throw errors.badRequest('setup_completed', 'Setup has already been completed');
+        return users.insertUser(trx, {
+          email: input.email?.trim() ?? '',
+          display_name: input.displayName?.trim() || 'Owner',
+          password_hash: passwordHash,
+          is_owner: 1,
+          created_at: clock.now(),
+        });
+      });
+      return startSession(owner.id);
+    },
+
+    /** Without email: the owner (D-AUTH-3). Unknown user and wrong password look the same. */
+    async login(input: { password: string; email?: string }): Promise<NewSession> {
+      const user = input.email
+        ? await users.findUserByEmail(db, input.email.trim())
+        : await users.findOwner(db);
+      const valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
+      if (!user || !valid) throw invalidCredentials();
+      return startSession(user.id);
+    },
+
+    /** The session behind a cookie value, renewed when more than half its life has passed. */
+    async resolveSession(token: string): Promise<ResolvedSession | null> {
+      const tokenHash = hashToken(token);
+      const now = clock.now();
+      const row = await store.findSessionUser(db, tokenHash, now);
+      if (!row) return null;
+      const resolved: ResolvedSession = { actor: sessionActor(row), tokenHash };
+      if (row.expires_at - now < SESSION_MAX_AGE_MS / 2) {
+        await store.extendSession(db, tokenHash, now + SESSION_MAX_AGE_MS);
+        resolved.renewed = { token, maxAgeSeconds: SESSION_MAX_AGE_MS / 1000 };
+      }
+      return resolved;
+    },
+
+    async logout(tokenHash: string): Promise<void> {
+      await store.deleteSession(db, tokenHash);
+    },
+
+    /** Changes the password and ends every other session of the user (D-AUTH-4). */
+    async changePassword(
+      actor: Actor,
+      currentTokenHash: string | null,
+      input: { currentPassword: string; newPassword: string },
+    ): Promise<void> {
+      const user = await users.findUserById(db, actor.userId);
+      if (!user || !(await verifyPassword(input.currentPassword, user.password_hash))) {
+        throw new AppError(403, 'wrong_password', 'The current password is not correct');
+      }
+      const passwordHash = await hashPassword(input.newPassword);
+      await db.transaction().execute(async (trx) => {
+        await users.updateUser(trx, user.id, { password_hash: passwordHash });
+        await store.deleteOtherSessions(trx, user.id, currentTokenHash);
+      });
+    },
+
+    async deleteExpiredSessions(): Promise<void> {
+      await store.deleteExpiredSessions(db, clock.now());
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

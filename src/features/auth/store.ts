@@ -1,0 +1,44 @@
+import type { Db } from '../../db/connection.js';
+
+export async function insertSession(
+  db: Db,
+  session: { token_hash: string; user_id: number; created_at: number; expires_at: number },
+): Promise<void> {
+  await db.insertInto('sessions').values(session).execute();
+}
+
+export async function findSessionUser(db: Db, tokenHash: string, now: number) {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.token_hash', 's.expires_at', 'u.id', 'u.is_owner'])
+    .where('s.token_hash', '=', tokenHash)
+    .where('s.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export async function extendSession(db: Db, tokenHash: string, expiresAt: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ expires_at: expiresAt })
+    .where('token_hash', '=', tokenHash)
+    .execute();
+}
+
+export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
+  await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+}
+
+export async function deleteOtherSessions(
+  db: Db,
+  userId: number,
+  keepTokenHash: string | null,
+): Promise<void> {
+  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (keepTokenHash) query = query.where('token_hash', '<>', keepTokenHash);
+  await query.execute();
+}
+
+export async function deleteExpiredSessions(db: Db, now: number): Promise<void> {
+  await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+}

@@ -1,0 +1,32 @@
+import { type Actor, requireWriteScope } from '../../actor.js';
+import type { Db } from '../../db/connection.js';
+import { errors } from '../../errors.js';
+import { findNoteWithRole, type NoteRole, type NoteRow } from './store.js';
+
+/**
+ * What the caller wants to do with a note:
+ * - read: see it (owner or collaborator);
+ * - edit: change fields, attachments, leave (owner or collaborator, D-COLLAB-1);
+ * - own: delete permanently, share, manage collaborators (owner only).
+ */
+export type NoteAction = 'read' | 'edit' | 'own';
+
+/**
+ * The one permission check for notes, used by every path that touches one (REST, sync, MCP,
+ * attachments, sharing, collaborators). A note the caller cannot see is 404, never 403, so ids
+ * do not leak; a collaborator asking for an owner-only action gets 403 (D-ERR-2).
+ */
+export async function requireNoteAccess(
+  db: Db,
+  actor: Actor,
+  noteId: string,
+  action: NoteAction,
+): Promise<{ note: NoteRow; role: NoteRole }> {
+  if (action !== 'read') requireWriteScope(actor);
+  const found = await findNoteWithRole(db, noteId.toLowerCase(), actor.userId);
+  if (!found) throw errors.noteNotFound();
+  if (action === 'own' && found.role !== 'owner') {
+    throw errors.forbidden('Only the owner of this note may do this');
+  }
+  return found;
+}

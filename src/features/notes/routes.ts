@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../../http/auth.js';
+import { errorResponses, IdParams, Success } from '../../http/schemas.js';
+import { IfMatchHeaders, ListNotesQuery, NoteInput, NoteList } from './schemas.js';
+import { parseIfMatch } from './service.js';
+
+const NoteRef = { $ref: 'Note' } as const;
+
+export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { notes } = app.services;
+  const tags = ['notes'];
+
+  app.get(
+    '/api/notes',
+    {
+      schema: {
+        tags,
+        summary: 'List notes: pinned first, then sortOrder, then most recently updated',
+        querystring: ListNotesQuery,
+        response: { 200: NoteList, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => notes.list(actorOf(request), request.query),
+  );
+
+  app.post(
+    '/api/notes',
+    {
+      schema: {
+        tags,
+        summary: 'Create a note; every field is optional',
+        body: NoteInput,
+        response: { 201: NoteRef, ...errorResponses(400, 401, 403, 409, 413) },
+      },
+    },
+    async (request, reply) => {
+      const note = await notes.create(actorOf(request), request.body);
+      return reply.code(201).header('etag', `"${note.version}"`).send(note);
+    },
+  );
+
+  app.get(
+    '/api/notes/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a note; the ETag is its version',
+        params: IdParams,
+        response: { 200: NoteRef, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const note = await notes.get(actorOf(request), request.params.id);
+      return reply.header('etag', `"${note.version}"`).send(note);
+    },
+  );
+
+  app.patch(
+    '/api/notes/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change some fields; with If-Match, only if the version still matches',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        body: NoteInput,
+        response: { 200: NoteRef, ...errorResponses(400, 401, 403, 404, 412, 413) },
+      },
+    },
+    async (request, reply) => {
+      const ifMatch = parseIfMatch(request.headers['if-match']);
+      const note = await notes.update(actorOf(request), request.params.id, request.body, ifMatch);
+      return reply.header('etag', `"${note.version}"`).send(note);
+    },
+  );
+
+  app.delete(
+    '/api/notes/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a note permanently (owner only)',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        response: { 200: Success, ...errorResponses(400, 401, 403, 404, 412) },
+      },
+    },
+    async (request) => {
+      await notes.remove(actorOf(request), request.params.id, parseIfMatch(request.headers['if-match']));
+      return { success: true };
+    },
+  );
+};

@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../actor.js';
+import { requireWriteScope } from '../../actor.js';
+import { type Clock, iso } from '../../clock.js';
+import type { Db } from '../../db/connection.js';
+import { errors } from '../../errors.js';
+import { indexText } from '../search/searchText.js';
+import { extractHashtags } from '../tags/hashtags.js';
+import { requireNoteAccess } from './permissions.js';
+import type { Attachment, ListNotesQuery, Note, NoteColor, NoteInput } from './schemas.js';
+import type { AttachmentRow, NoteRow } from './store.js';
+import * as store from './store.js';
+
+/** The NoteInput fields that a client sets, and the columns that hold them. */
+export const NOTE_FIELDS = {
+  title: 'title',
+  content: 'content',
+  color: 'color',
+  pinned: 'pinned',
+  archived: 'archived',
+  trashed: 'trashed',
+  checklistMode: 'checklist_mode',
+  sortOrder: 'sort_order',
+} as const;
+export type NoteField = keyof typeof NOTE_FIELDS;
+export type NoteFields = Required<Omit<NoteInput, 'id'>>;
+export const NOTE_FIELD_NAMES = Object.keys(NOTE_FIELDS) as NoteField[];
+
+const DEFAULTS: NoteFields = {
+  title: '',
+  content: '',
+  color: 'default',
+  pinned: false,
+  archived: false,
+  trashed: false,
+  checklistMode: false,
+  sortOrder: 0,
+}; // D-NOTE-1
+
+/** Called after a transaction that deleted notes has committed, e.g. to remove attachment files. */
+export type NotesDeletedListener = (attachments: AttachmentRow[]) => Promise<void>;
+
+export interface NotesDeps {
+  db: Db;
+  clock: Clock;
+  trashRetentionDays: number;
+  notesDeleted: NotesDeletedListener[];
+}
+
+export function fieldValue(note: NoteRow, field: NoteField): NoteFields[NoteField] {
+  const raw = note[NOTE_FIELDS[field]];
+  if (field === 'title' || field === 'content' || field === 'color' || field === 'sortOrder')
+    return raw as never;
+  return raw === 1;
+}
+
+export function attachmentView(row: AttachmentRow): Attachment {
+  return {
+    id: row.id,
+    noteId: row.note_id,
+    filename: row.filename,
+    mimeType: row.mime_type,
+    size: row.size,
+    thumbnailPath: row.thumbnail_path,
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** Note responses with tags and attachments: two queries whatever the number of notes. */
+export async function noteViews(db: Db, rows: readonly NoteRow[]): Promise<Note[]> {
+  const ids = rows.map((r) => r.id);
+  const [tags, attachments] = await Promise.all([
+    store.tagsByNote(db, ids),
+    store.attachmentsByNote(db, ids),
+  ]);
+  return rows.map((row) => ({
+    id: row.id,
+    ownerId: row.owner_id,
+    title: row.title,
+    content: row.content,
+    color: row.color as NoteColor,
+    pinned: row.pinned === 1,
+    archived: row.archived === 1,
+    trashed: row.trashed === 1,
+    trashedAt: row.trashed_at === null ? null : iso(row.trashed_at),
+    checklistMode: row.checklist_mode === 1,
+    sortOrder: row.sort_order,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    version: row.version,
+    tags: tags.get(row.id) ?? [],
+    attachments: (attachments.get(row.id) ?? []).map(attachmentView),
+  }));
+}
+
+export async function noteView(db: Db, row: NoteRow): Promise<Note> {
+  const [view] = await noteViews(db, [row]);
+  return view!;
+}
+
+function columns(values: Partial<NoteFields>): Partial<NoteRow> {
+  const out: Record<string, unknown> = {};
+  for (const field of NOTE_FIELD_NAMES) {
+    const value = values[field];
+    if (value === undefined) continue;
+    out[NOTE_FIELDS[field]] = typeof value === 'boolean' ? Number(value) : value;
+  }
+  return out as Partial<NoteRow>;
+}
+
+/** Only the NoteInput fields, so a whole Note sent back by a client is accepted (D-NOTE-2). */
+export function pickNoteFields(input: NoteInput): Partial<NoteFields> {
+  const out: Partial<NoteFields> = {};
+  for (const field of NOTE_FIELD_NAMES) {
+    if (input[field] !== undefined) (out as Record<string, unknown>)[field] = input[field];
+  }
+  return out;
+}
+
+async function indexNote(db: Db, note: NoteRow): Promise<void> {
+  const tags = extractHashtags(note.title, note.content);
+  await store.replaceNoteTags(db, note.id, tags);
+  await store.writeSearchDocument(db, note.doc_id, {
+    title: indexText(note.title),
+    content: indexText(note.content),
+    tags: indexText(tags.join(' ')),
+  });
+}
+
+/**
+ * Inserts a note for `ownerId`. Every field is stamped in the field clock with `stampedAt` (the
+ * server clock for REST and MCP, the change's timestamp for sync).
+ */
+export async function insertNote(
+  db: Db,
+  input: { ownerId: number; id: string; values: Partial<NoteFields>; now: number; stampedAt: number },
+): Promise<NoteRow> {
+  const values = { ...DEFAULTS, ...input.values };
+  const clock = Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, input.stampedAt]));
+  const row = await store.insertNote(db, {
+    id: input.id,
+    owner_id: input.ownerId,
+    title: values.title,
+    content: values.content,
+    color: values.color,
+    pinned: Number(values.pinned),
+    archived: Number(values.archived),
+    trashed: Number(values.trashed),
+    checklist_mode: Number(values.checklistMode),
+    sort_order: values.sortOrder,
+    trashed_at: values.trashed ? input.now : null,
+    created_at: input.now,
+    updated_at: input.now,
+    version: 1,
+    field_clock: JSON.stringify(clock),
+  });
+  await indexNote(db, row);
+  return row;
+}
+
+/**
+ * Stores the fields of `values` that differ from the note. One stored change = version + 1 and a
+ * new updatedAt that never goes backwards (D-NOTE-3, D-SYNC-2); trashedAt follows trashed
+ * (D-NOTE-4); tags and the search document follow title and content (D-TAG-2). Returns the
+ * note unchanged when nothing differs.
+ */
+export async function applyNoteFields(
+  db: Db,
+  note: NoteRow,
+  values: Partial<NoteFields>,
+  stamps: { now: number; stampedAt: number | ((field: NoteField) => number) },
+): Promise<{ note: NoteRow; changed: NoteField[] }> {
+  const changed = NOTE_FIELD_NAMES.filter(
+    (f) => values[f] !== undefined && values[f] !== fieldValue(note, f),
+  );
+  if (changed.length === 0) return { note, changed };
+  const changes = Object.fromEntries(changed.map((f) => [f, values[f]])) as Partial<NoteFields>;
+  const clock = JSON.parse(note.field_clock) as Record<string, number>;
+  for (const field of changed) {
+    clock[field] = typeof stamps.stampedAt === 'function' ? stamps.stampedAt(field) : stamps.stampedAt;
+  }
+  const patch: Partial<NoteRow> = {
+    ...columns(changes),
+    version: note.version + 1,
+    updated_at: Math.max(stamps.now, note.updated_at),
+    field_clock: JSON.stringify(clock),
+  };
+  if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? stamps.now : null;
+  const updated = await store.updateNote(db, note.id, patch);
+  if (changes.title !== undefined || changes.content !== undefined) await indexNote(db, updated);
+  return { note: updated, changed };
+}
+
+/** Stores a stored change that touched no NoteInput field, e.g. an attachment added (D-ATT-5). */
+export async function bumpNoteVersion(db: Db, note: NoteRow, now: number): Promise<NoteRow> {
+  return store.updateNote(db, note.id, {
+    version: note.version + 1,
+    updated_at: Math.max(now, note.updated_at),
+  });
+}
+
+/**
+ * Deletes notes for good, leaving a tombstone for everyone who could see them (D-SYNC-3).
+ * Returns removed attachment rows; pass them to `notifyDeleted` after the commit.
+ */
+export async function deleteNotesForGood(
+  db: Db,
+  notes: readonly NoteRow[],
+  now: number,
+): Promise<AttachmentRow[]> {
+  const tombstones: { noteId: string; userId: number }[] = [];
+  for (const note of notes) {
+    for (const userId of await store.userIdsWithAccess(db, note))
+      tombstones.push({ noteId: note.id, userId });
+  }
+  await store.recordTombstones(db, tombstones, now);
+  return store.deleteNotes(db, notes);
+}
+
+export function parseIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
+  if (!match) throw errors.badRequest('invalid_if_match', 'If-Match must be a quoted note version, e.g. "3"');
+  return Number(match[1]);
+}
+
+function checkVersion(note: NoteRow, expected: number | undefined): void {
+  if (expected !== undefined && expected !== note.version) throw errors.versionMismatch(note.version);
+}
+
+export function createNotesService(deps: NotesDeps) {
+  const { db, clock } = deps;
+
+  async function notifyDeleted(attachments: AttachmentRow[]): Promise<void> {
+    if (attachments.length === 0) return;
+    for (const listener of deps.notesDeleted) await listener(attachments);
+  }
+
+  return {
+    async list(actor: Actor, query: ListNotesQuery): Promise<Note[]> {
+      const rows = await store.listNotes(db, actor.userId, {
+        filter: query.filter ?? 'all',
+        tag: query.tag?.toLowerCase(),
+        color: query.color,
+      });
+      return noteViews(db, rows);
+    },
+
+    async get(actor: Actor, noteId: string): Promise<Note> {
+      const { note } = await requireNoteAccess(db, actor, noteId, 'read');
+      return noteView(db, note);
+    },
+
+    async create(actor: Actor, input: NoteInput): Promise<Note> {
+      requireWriteScope(actor);
+      const id = (input.id ?? randomUUID()).toLowerCase();
+      const row = await db.transaction().execute(async (trx) => {
+        if (await store.noteExists(trx, id))
+          throw errors.conflict('note_exists', 'A note with this id already exists');
+        const now = clock.now();
+        return insertNote(trx, {
+          ownerId: actor.userId,
+          id,
+          values: pickNoteFields(input),
+          now,
+          stampedAt: now,
+        });
+      });
+      return noteView(db, row);
+    },
+
+    async update(actor: Actor, noteId: string, input: NoteInput, ifMatch?: number): Promise<Note> {
+      const row = await db.transaction().execute(async (trx) => {
+        const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
+        checkVersion(note, ifMatch);
+        const now = clock.now();
+        return (await applyNoteFields(trx, note, pickNoteFields(input), { now, stampedAt: now })).note;
+      });
+      return noteView(db, row);
+    },
+
+    async remove(actor: Actor, noteId: string, ifMatch?: number): Promise<void> {
+      const removed = await db.transaction().execute(async (trx) => {
+        const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
+        checkVersion(note, ifMatch);
+        return deleteNotesForGood(trx, [note], clock.now());
+      });
+      await notifyDeleted(removed);
+    },
+
+    /** Deletes notes trashed longer than the retention period (D-NOTE-4); returns how many. */
+    async purgeExpiredTrash(): Promise<number> {
+      if (deps.trashRetentionDays === 0) return 0;
+      const now = clock.now();
+      const before = now - deps.trashRetentionDays * 86_400_000;
+      const { count, removed } = await db.transaction().execute(async (trx) => {
+        const expired = await store.expiredTrash(trx, before);
+        return { count: expired.length, removed: await deleteNotesForGood(trx, expired, now) };
+      });
+      await notifyDeleted(removed);
+      return count;
+    },
+
+    notifyDeleted,
+  };
+}
+
+export type NotesService = ReturnType<typeof createNotesService>;

@@ -1,0 +1,244 @@
+import { type Selectable, sql } from 'kysely';
+import type { Db } from '../../db/connection.js';
+import { inJsonList } from '../../db/dialect.js';
+import type { AttachmentsTable, NotesTable } from '../../db/schema.js';
+import type { NoteColor, NoteFilter } from './schemas.js';
+
+export type NoteRow = Selectable<NotesTable>;
+export type AttachmentRow = Selectable<AttachmentsTable>;
+export type NoteRole = 'owner' | 'collaborator';
+
+/**
+ * Ids of the notes a user may see: their own and those shared with them. Written as a UNION of
+ * two indexed lookups rather than an OR, so SQLite (and later PostgreSQL) uses both indexes.
+ */
+export function visibleNoteIds(userId: number) {
+  return sql<string>`(SELECT id FROM notes WHERE owner_id = ${userId}
+    UNION ALL SELECT note_id FROM note_collaborators WHERE user_id = ${userId})`;
+}
+
+export async function findNoteWithRole(
+  db: Db,
+  noteId: string,
+  userId: number,
+): Promise<{ note: NoteRow; role: NoteRole } | undefined> {
+  const row = await db
+    .selectFrom('notes as n')
+    .selectAll('n')
+    .select(
+      sql<number>`EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ${userId})`.as(
+        'is_collaborator',
+      ),
+    )
+    .where('n.id', '=', noteId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { is_collaborator, ...note } = row;
+  if (note.owner_id === userId) return { note, role: 'owner' };
+  if (is_collaborator) return { note, role: 'collaborator' };
+  return undefined;
+}
+
+export async function noteExists(db: Db, noteId: string): Promise<boolean> {
+  const row = await db.selectFrom('notes').select('id').where('id', '=', noteId).executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface ListFilter {
+  filter: NoteFilter;
+  tag?: string;
+  color?: NoteColor;
+}
+
+/** D-NOTE-5 filters and order: pinned first, then sortOrder ascending, then updatedAt descending. */
+export async function listNotes(
+  db: Db,
+  userId: number,
+  { filter, tag, color }: ListFilter,
+): Promise<NoteRow[]> {
+  let query = db.selectFrom('notes as n').selectAll('n').where('n.id', 'in', visibleNoteIds(userId));
+  if (filter === 'all') query = query.where('n.archived', '=', 0).where('n.trashed', '=', 0);
+  else if (filter === 'archived') query = query.where('n.archived', '=', 1).where('n.trashed', '=', 0);
+  else query = query.where('n.trashed', '=', 1);
+  if (color) query = query.where('n.color', '=', color);
+  if (tag) {
+    query = query.where('n.id', 'in', (eb) =>
+      eb
+        .selectFrom('note_tags as nt')
+        .innerJoin('tags as t', 't.id', 'nt.tag_id')
+        .select('nt.note_id')
+        .where('t.name', '=', tag),
+    );
+  }
+  return query
+    .orderBy('n.pinned', 'desc')
+    .orderBy('n.sort_order', 'asc')
+    .orderBy('n.updated_at', 'desc')
+    .execute();
+}
+
+export async function insertNote(db: Db, note: Omit<NoteRow, 'doc_id'>): Promise<NoteRow> {
+  return db.insertInto('notes').values(note).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateNote(db: Db, noteId: string, patch: Partial<Omit<NoteRow, 'doc_id' | 'id'>>) {
+  return db.updateTable('notes').set(patch).where('id', '=', noteId).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Tag names per note for many notes in one query. */
+export async function tagsByNote(db: Db, noteIds: readonly string[]): Promise<Map<string, string[]>> {
+  const byNote = new Map<string, string[]>();
+  if (noteIds.length === 0) return byNote;
+  const rows = await db
+    .selectFrom('note_tags as nt')
+    .innerJoin('tags as t', 't.id', 'nt.tag_id')
+    .select(['nt.note_id', 't.name'])
+    .where('nt.note_id', 'in', inJsonList(noteIds))
+    .orderBy('t.name')
+    .execute();
+  for (const row of rows) {
+    const list = byNote.get(row.note_id);
+    if (list) list.push(row.name);
+    else byNote.set(row.note_id, [row.name]);
+  }
+  return byNote;
+}
+
+/** Attachments per note for many notes in one query, oldest first. */
+export async function attachmentsByNote(
+  db: Db,
+  noteIds: readonly string[],
+): Promise<Map<string, AttachmentRow[]>> {
+  const byNote = new Map<string, AttachmentRow[]>();
+  if (noteIds.length === 0) return byNote;
+  const rows = await db
+    .selectFrom('attachments')
+    .selectAll()
+    .where('note_id', 'in', inJsonList(noteIds))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) {
+    const list = byNote.get(row.note_id);
+    if (list) list.push(row);
+    else byNote.set(row.note_id, [row]);
+  }
+  return byNote;
+}
+
+/** Replaces a note's tags, creating new tag rows and dropping tags no note uses any more (D-TAG-2). */
+export async function replaceNoteTags(db: Db, noteId: string, names: readonly string[]): Promise<void> {
+  const previous = await db.selectFrom('note_tags').select('tag_id').where('note_id', '=', noteId).execute();
+  await db.deleteFrom('note_tags').where('note_id', '=', noteId).execute();
+  if (names.length > 0) {
+    await db
+      .insertInto('tags')
+      .values(names.map((name) => ({ name })))
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+    await db
+      .insertInto('note_tags')
+      .columns(['note_id', 'tag_id'])
+      .expression((eb) =>
+        eb
+          .selectFrom('tags')
+          .select([sql<string>`${noteId}`.as('note_id'), 'id'])
+          .where('name', 'in', inJsonList(names)),
+      )
+      .execute();
+  }
+  await deleteUnusedTags(
+    db,
+    previous.map((p) => p.tag_id),
+  );
+}
+
+export async function deleteUnusedTags(db: Db, tagIds: readonly number[]): Promise<void> {
+  if (tagIds.length === 0) return;
+  await db
+    .deleteFrom('tags')
+    .where('id', 'in', inJsonList(tagIds))
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('note_tags').select('tag_id').whereRef('tag_id', '=', 'tags.id'))),
+    )
+    .execute();
+}
+
+export async function writeSearchDocument(
+  db: Db,
+  docId: number,
+  doc: { title: string; content: string; tags: string },
+): Promise<void> {
+  await sql`DELETE FROM notes_fts WHERE rowid = ${docId}`.execute(db);
+  await sql`INSERT INTO notes_fts (rowid, title, content, tags) VALUES (${docId}, ${doc.title}, ${doc.content}, ${doc.tags})`.execute(
+    db,
+  );
+}
+
+export async function userIdsWithAccess(db: Db, note: NoteRow): Promise<number[]> {
+  const collaborators = await db
+    .selectFrom('note_collaborators')
+    .select('user_id')
+    .where('note_id', '=', note.id)
+    .execute();
+  return [note.owner_id, ...collaborators.map((c) => c.user_id)];
+}
+
+export async function recordTombstones(
+  db: Db,
+  tombstones: readonly { noteId: string; userId: number }[],
+  deletedAt: number,
+): Promise<void> {
+  if (tombstones.length === 0) return;
+  await db
+    .insertInto('note_tombstones')
+    .values(tombstones.map((t) => ({ note_id: t.noteId, user_id: t.userId, deleted_at: deletedAt })))
+    .onConflict((oc) => oc.columns(['note_id', 'user_id']).doUpdateSet({ deleted_at: deletedAt }))
+    .execute();
+}
+
+/**
+ * Removes notes with everything hanging off them (tags, collaborators, attachment rows via
+ * cascades; search documents and unused tags explicitly). Returns the attachment rows that were
+ * removed so that their files can be deleted once the transaction has committed.
+ */
+export async function deleteNotes(db: Db, notes: readonly NoteRow[]): Promise<AttachmentRow[]> {
+  if (notes.length === 0) return [];
+  const ids = notes.map((n) => n.id);
+  const attachments = await db
+    .selectFrom('attachments')
+    .selectAll()
+    .where('note_id', 'in', inJsonList(ids))
+    .execute();
+  const tagIds = await db
+    .selectFrom('note_tags')
+    .select('tag_id')
+    .distinct()
+    .where('note_id', 'in', inJsonList(ids))
+    .execute();
+  await sql`DELETE FROM notes_fts WHERE rowid IN ${inJsonList(notes.map((n) => n.doc_id))}`.execute(db);
+  await db.deleteFrom('notes').where('id', 'in', inJsonList(ids)).execute();
+  await deleteUnusedTags(
+    db,
+    tagIds.map((t) => t.tag_id),
+  );
+  return attachments;
+}
+
+/** Trashed notes whose trashedAt is older than `before` (D-NOTE-4). */
+export async function expiredTrash(db: Db, before: number): Promise<NoteRow[]> {
+  return db
+    .selectFrom('notes')
+    .selectAll()
+    .where('trashed', '=', 1)
+    .where('trashed_at', '<', before)
+    .execute();
+}
+
+export async function newestUpdate(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('notes')
+    .select((eb) => eb.fn.max('updated_at').as('newest'))
+    .executeTakeFirst();
+  return Number(row?.newest ?? 0);
+}

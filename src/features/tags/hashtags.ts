@@ -1,0 +1,46 @@
+/**
+ * Hashtag extraction (D-TAG-1): `#` at the start of the text or after whitespace or an opening
+ * bracket, then 1–64 letters, digits, `_`, `-` or `/` in any script. Not tags: `# heading`,
+ * `a#b`, `https://x/#top`, pure numbers, anything inside fenced code blocks.
+ * Our reading where the decision is silent (docs/api.md "Tags"): a run longer than 64
+ * characters is not a tag (never silently truncated); a tag must contain at least one letter,
+ * which also excludes `#1`, `#2024-01` and `#---`; trailing `/` is dropped (`#work/` is `work`).
+ */
+const HASHTAG = /(?<=^|[\s\p{Ps}])#([\p{L}\p{M}\p{N}_\-/]+)/gu;
+const HAS_LETTER = /\p{L}/u;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+export const MAX_TAG_LENGTH = 64;
+
+/** Lines of `text` that are outside fenced code blocks. */
+function linesOutsideFences(text: string): string[] {
+  const kept: string[] = [];
+  let open: string | null = null;
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    const fence = FENCE.exec(line)?.[1];
+    if (open === null) {
+      if (fence) open = fence;
+      else kept.push(line);
+    } else if (fence && fence[0] === open[0] && fence.length >= open.length && line.trim() === fence) {
+      open = null;
+    }
+  }
+  return kept;
+}
+
+export function normalizeTagName(raw: string): string {
+  return raw.normalize('NFC').toLowerCase();
+}
+
+/** Sorted, de-duplicated, lower-cased tag names found in a note's title and content. */
+export function extractHashtags(title: string, content: string): string[] {
+  const found = new Set<string>();
+  for (const line of [title, ...linesOutsideFences(content)]) {
+    for (const match of line.matchAll(HASHTAG)) {
+      const run = match[1]!;
+      if (run.length > MAX_TAG_LENGTH) continue;
+      const name = normalizeTagName(run.replace(/\/+$/, ''));
+      if (name.length > 0 && name.length <= MAX_TAG_LENGTH && HAS_LETTER.test(name)) found.add(name);
+    }
+  }
+  return [...found].sort();
+}

@@ -1,0 +1,119 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Actor } from '../actor.js';
+import { AppError, errors } from '../errors.js';
+import type { AuthService, NewSession } from '../features/auth/service.js';
+
+/**
+ * How a route authenticates (set as `config.auth` on each route):
+ * - public: nobody needs to be signed in;
+ * - optional: a session is used when present (GET /api/auth/status);
+ * - session: a session cookie only (account and key management, D-KEY-2);
+ * - user: a session cookie or an API key (D-KEY-2). The default.
+ */
+export type AuthMode = 'public' | 'optional' | 'session' | 'user';
+
+/** Turns a Bearer token into an actor; provided by the API keys feature. */
+export type BearerAuthenticator = (token: string) => Promise<Actor | null>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+  }
+  interface FastifyRequest {
+    actor: Actor | null;
+    /** Hash of the session behind this request, when it came with a session cookie. */
+    sessionTokenHash: string | null;
+  }
+}
+
+export const SESSION_COOKIE = 'session';
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : '';
+}
+
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: NewSession): void {
+  reply.setCookie(SESSION_COOKIE, session.token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: request.protocol === 'https',
+    maxAge: session.maxAgeSeconds,
+  });
+}
+
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: request.protocol === 'https',
+  });
+}
+
+/** The authenticated caller; routes with auth 'user' or 'session' always have one. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw errors.unauthenticated();
+  return request.actor;
+}
+
+interface AuthPluginOptions {
+  auth: AuthService;
+  publicUrl: string | null;
+  bearer?: BearerAuthenticator;
+}
+
+/**
+ * Resolves the caller before the body is read, so unauthenticated requests are refused cheaply,
+ * and guards cookie-authenticated writes against cross-site requests (D-AUTH-5).
+ */
+export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, options) => {
+  app.decorateRequest('actor', null);
+  app.decorateRequest('sessionTokenHash', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return;
+    const bearer = bearerToken(request);
+    // D-AUTH-5: a browser write from another site is refused before anything else. Applied to
+    // every non-Bearer write, which also covers login and setup (no login CSRF).
+    if (bearer === null && UNSAFE_METHODS.has(request.method)) assertSameOrigin(request, options.publicUrl);
+    const mode: AuthMode = request.routeOptions.config.auth ?? 'user';
+    if (mode === 'public') return;
+
+    if (bearer !== null && mode === 'user') {
+      const actor = bearer && options.bearer ? await options.bearer(bearer) : null;
+      if (!actor) {
+        throw new AppError(401, 'unauthenticated', 'The API key is missing, invalid or revoked', undefined, {
+          'www-authenticate': 'Bearer',
+        });
+      }
+      request.actor = actor;
+      return;
+    }
+
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) {
+      const session = await options.auth.resolveSession(token);
+      if (session) {
+        request.actor = session.actor;
+        request.sessionTokenHash = session.tokenHash;
+        if (session.renewed) setSessionCookie(request, reply, session.renewed);
+      }
+    }
+    if (!request.actor && mode !== 'optional') throw errors.unauthenticated();
+  });
+});
+
+/** An unsafe request whose Origin is present must come from this server or PUBLIC_URL. */
+export function assertSameOrigin(request: FastifyRequest, publicUrl: string | null): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  const own = `${request.protocol}://${request.host}`;
+  if (origin === own || origin === publicUrl) return;
+  throw new AppError(403, 'cross_origin', 'Cross-origin requests may not change data');
+}

@@ -1,0 +1,29 @@
+import { type Static, Type } from 'typebox';
+
+/** D-ERR-1 error body; every 4xx/5xx response uses it. */
+export const ErrorBody = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String(),
+    code: Type.String({ description: 'Stable snake_case identifier clients may switch on' }),
+    message: Type.String(),
+    details: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        description: 'Present on validation errors: which field and why',
+      }),
+    ),
+  },
+  { $id: 'ErrorBody', title: 'Error' },
+);
+
+export const Success = Type.Object({ success: Type.Boolean() }, { $id: 'Success', title: 'Success' });
+export type Success = Static<typeof Success>;
+
+export const Uuid = Type.String({ format: 'uuid', description: 'A UUID' });
+export const IdParams = Type.Object({ id: Uuid });
+
+/** A response map entry for each error status a route may answer. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorRef> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorRef]));
+}
+export const ErrorRef = Type.Ref('ErrorBody');

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { TestClient } from './helpers/client.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+describe('GET /api/health', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it('answers ok with the package version without authentication', async () => {
+    const response = await new TestClient(server.url).get('/api/health');
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body, { status: 'ok', version: '0.1.0' });
+  });
+
+  it('answers 503 when the database is unreachable', async () => {
+    const other = await startServer();
+    await other.app.db.destroy();
+    const response = await new TestClient(other.url).get('/api/health');
+    assert.equal(response.status, 503);
+    assert.equal(response.body.code, 'unhealthy');
+    await other.close();
+  });
+});

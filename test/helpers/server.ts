@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+
+export interface TestServer {
+  app: FastifyInstance;
+  url: string;
+  dataDir: string;
+  /** Stops the server; the data directory is kept when `keepData` is set (restart tests). */
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'notes-test-'));
+}
+
+/** Boots the real app on an ephemeral loopback port with a fresh (or given) DATA_DIR. */
+export async function startServer(
+  options: { env?: Record<string, string>; dataDir?: string; clock?: Clock } = {},
+): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
+  const app = await buildApp(config, { logger: false, clock: options.clock });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no TCP address');
+  return {
+    app,
+    url: `http://127.0.0.1:${address.port}`,
+    dataDir,
+    async close({ keepData = false } = {}) {
+      await app.close();
+      if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A clock the test moves by hand. */
+export class ManualClock implements Clock {
+  constructor(public current = Date.UTC(2026, 0, 1)) {}
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
