@@ -1,0 +1,105 @@
+/**
+ * Every benchmark scenario is one entry in SCENARIOS: what to request, against which corpus,
+ * with how many connections, and the target it is held to. run.ts does the rest.
+ */
+import { type CorpusNote, generateCorpus, RARE_WORD } from './corpus.js';
+
+export type CorpusName = 'notes' | 'search';
+
+/** What a scenario may use: ids from the seeded corpus and values captured from the server. */
+export interface ScenarioContext {
+  seed: number;
+  /** Ids of the notes in the default list, in corpus order. */
+  activeIds: string[];
+}
+
+/** One request shape; `next` (when given) varies path or body per request. */
+export interface LoadRequest {
+  method: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  body?: unknown;
+  next?: () => { path?: string; body?: unknown };
+}
+
+export type Target =
+  /** Requests/s at least this fraction of the bare-Fastify ceiling's. */
+  | { kind: 'ceiling'; minRatio: number }
+  /** A latency percentile under a bound, measured with one connection so it is service time. */
+  | { kind: 'latency'; percentile: 'p50' | 'p99'; maxMs: number };
+
+export interface Scenario {
+  name: string;
+  corpus: CorpusName;
+  connections: number;
+  request(context: ScenarioContext): LoadRequest;
+  /** Also run against the ceiling server, which answers the same path with the same bytes. */
+  ceiling?: boolean;
+  target?: Target;
+}
+
+/** A note body for POST: the next note of a corpus the server has not seen. */
+function freshNotes(context: ScenarioContext): () => Omit<CorpusNote, 'withImage' | 'id'> {
+  const notes = generateCorpus(context.seed + 1, Number.POSITIVE_INFINITY);
+  return () => {
+    const { withImage: _image, id: _id, ...note } = notes.next().value as CorpusNote;
+    return note;
+  };
+}
+
+function search(name: string, q: string): Scenario {
+  return {
+    name: `GET /api/search (${name})`,
+    corpus: 'search',
+    connections: 1,
+    request: () => ({ method: 'GET', path: `/api/search?q=${encodeURIComponent(q)}` }),
+    target: { kind: 'latency', percentile: 'p99', maxMs: 10 },
+  };
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'GET /api/notes/{id}',
+    corpus: 'notes',
+    connections: 10,
+    request: ({ activeIds }) => ({ method: 'GET', path: `/api/notes/${activeIds[0]}` }),
+    ceiling: true,
+    target: { kind: 'ceiling', minRatio: 0.5 },
+  },
+  {
+    name: 'GET /api/notes (all notes)',
+    corpus: 'notes',
+    connections: 1,
+    request: () => ({ method: 'GET', path: '/api/notes' }),
+    ceiling: true,
+    target: { kind: 'latency', percentile: 'p50', maxMs: 150 },
+  },
+  {
+    name: 'POST /api/notes',
+    corpus: 'notes',
+    connections: 10,
+    request: (context) => {
+      const next = freshNotes(context);
+      return { method: 'POST', path: '/api/notes', next: () => ({ body: next() }) };
+    },
+  },
+  {
+    name: 'PATCH /api/notes/{id}',
+    corpus: 'notes',
+    connections: 10,
+    request: ({ activeIds }) => {
+      let n = 0;
+      return {
+        method: 'PATCH',
+        path: `/api/notes/${activeIds[0]}`,
+        next: () => {
+          n++;
+          return { path: `/api/notes/${activeIds[n % activeIds.length]}`, body: { title: `edited ${n}` } };
+        },
+      };
+    },
+  },
+  search('common word', 'meeting'),
+  search('rare word', RARE_WORD),
+  search('prefix', 'proj'),
+  search('two words', 'meeting budget'),
+];
