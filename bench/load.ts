@@ -49,6 +49,7 @@ async function fire(url: string, request: LoadRequest, options: LoadOptions, sec
 
 function failures(result: Awaited<ReturnType<typeof autocannon>>): string[] {
   const found: string[] = [];
+  if (result.requests.total === 0) found.push(`no request completed in ${result.duration} s`);
   for (const [status, { count }] of Object.entries(result.statusCodeStats)) {
     if (!status.startsWith('2')) found.push(`${count}× HTTP ${status}`);
   }

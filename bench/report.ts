@@ -35,6 +35,7 @@ function targetText(target: Target | undefined): string {
 export function meetsTarget(row: ScenarioRow): boolean | undefined {
   const { target } = row.scenario;
   if (!target) return undefined;
+  if (row.result.requests === 0) return false;
   if (target.kind === 'ceiling')
     return row.ceiling ? row.result.rps / row.ceiling.rps >= target.minRatio : false;
   return row.result[target.percentile] < target.maxMs;
