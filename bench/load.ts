@@ -27,9 +27,14 @@ async function fire(url: string, request: LoadRequest, options: LoadOptions, sec
   const { next } = request;
   // autocannon takes an explicit `undefined` as a value, so absent options are left out.
   const body = encode(request.body);
-  const setupRequest = (raw: { path?: string; body?: string | Buffer }) => {
+  const setupRequest = (raw: { path?: string; body?: string | Buffer; headers?: Record<string, string> }) => {
     const varied = next!();
-    return { ...raw, path: varied.path ?? raw.path, body: encode(varied.body) ?? raw.body };
+    return {
+      ...raw,
+      path: varied.path ?? raw.path,
+      body: encode(varied.body) ?? raw.body,
+      headers: varied.headers ? { ...raw.headers, ...varied.headers } : raw.headers,
+    };
   };
   return autocannon({
     url,

@@ -17,7 +17,6 @@ export interface ProcessRow {
 }
 
 export interface RunInfo {
-  quick: boolean;
   date: Date;
   corpora: string[];
   notes: string[];

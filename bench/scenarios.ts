@@ -6,19 +6,21 @@ import { type CorpusNote, generateCorpus, RARE_WORD } from './corpus.js';
 
 export type CorpusName = 'notes' | 'search';
 
-/** What a scenario may use: ids from the seeded corpus and values captured from the server. */
+/** What a scenario may use to build its request: the seeded corpus and the running server. */
 export interface ScenarioContext {
   seed: number;
   /** Ids of the notes in the default list, in corpus order. */
   activeIds: string[];
+  /** Calls the server as the signed-in owner (before any load), e.g. to create a share link. */
+  api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
-/** One request shape; `next` (when given) varies path or body per request. */
+/** One request shape; `next` (when given) varies path, body or headers per request. */
 export interface LoadRequest {
   method: 'GET' | 'POST' | 'PATCH';
   path: string;
   body?: unknown;
-  next?: () => { path?: string; body?: unknown };
+  next?: () => { path?: string; body?: unknown; headers?: Record<string, string> };
 }
 
 export type Target =
@@ -31,7 +33,8 @@ export interface Scenario {
   name: string;
   corpus: CorpusName;
   connections: number;
-  request(context: ScenarioContext): LoadRequest;
+  /** Called once, before any scenario of the corpus runs, so captured state predates the writes. */
+  request(context: ScenarioContext): LoadRequest | Promise<LoadRequest>;
   /** Also run against the ceiling server, which answers the same path with the same bytes. */
   ceiling?: boolean;
   target?: Target;
