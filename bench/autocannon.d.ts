@@ -32,6 +32,7 @@ declare module 'autocannon' {
     duration: number;
     latency: Histogram;
     requests: Histogram & { total: number };
+    throughput: Histogram & { total: number };
     errors: number;
     timeouts: number;
     non2xx: number;

@@ -6,6 +6,8 @@ export interface LoadResult {
   p50: number;
   p99: number;
   requests: number;
+  /** Mean bytes per response, headers included. */
+  bytesPerResponse: number;
   /** Non-2xx answers, connection errors and timeouts, by kind; empty when every request succeeded. */
   failures: string[];
 }
@@ -72,6 +74,7 @@ export async function measure(url: string, request: LoadRequest, options: LoadOp
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
+    bytesPerResponse: result.requests.total === 0 ? 0 : result.throughput.total / result.requests.total,
     failures: [...failures(warmup).map((f) => `warm-up: ${f}`), ...failures(result)],
   };
 }

@@ -25,6 +25,12 @@ export interface RunInfo {
 const number = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+function size(bytes: number): string {
+  if (bytes >= 1_000_000) return `${number(bytes / 1_000_000, 1)} MB`;
+  if (bytes >= 1_000) return `${number(bytes / 1_000, 1)} kB`;
+  return `${number(bytes)} B`;
+}
+
 function targetText(target: Target | undefined): string {
   if (!target) return '—';
   if (target.kind === 'ceiling') return `≥ ${target.minRatio * 100}% of ceiling`;
@@ -44,14 +50,14 @@ const verdict = (pass: boolean | undefined) => (pass === undefined ? '—' : pas
 
 export function scenarioTable(rows: ScenarioRow[]): string {
   const lines = [
-    '| Scenario | Corpus | Conn. | Req/s | p50 ms | p99 ms | Ceiling req/s | Ratio | Target | Result |',
-    '|---|---|--:|--:|--:|--:|--:|--:|---|---|',
+    '| Scenario | Corpus | Conn. | Req/s | p50 ms | p99 ms | Response | Ceiling req/s | Ratio | Target | Result |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|---|---|',
   ];
   for (const row of rows) {
     const { scenario, result, ceiling } = row;
     const failed = result.failures.length > 0 ? ` (${result.failures.join(', ')})` : '';
     lines.push(
-      `| ${scenario.name}${failed} | ${scenario.corpus} | ${scenario.connections} | ${number(result.rps)} | ${number(result.p50)} | ${number(result.p99)} | ${ceiling ? number(ceiling.rps) : '—'} | ${ceiling ? `${number((100 * result.rps) / ceiling.rps)}%` : '—'} | ${targetText(scenario.target)} | ${verdict(meetsTarget(row))} |`,
+      `| ${scenario.name}${failed} | ${scenario.corpus} | ${scenario.connections} | ${number(result.rps)} | ${number(result.p50)} | ${number(result.p99)} | ${size(result.bytesPerResponse)} | ${ceiling ? number(ceiling.rps) : '—'} | ${ceiling ? `${number((100 * result.rps) / ceiling.rps)}%` : '—'} | ${targetText(scenario.target)} | ${verdict(meetsTarget(row))} |`,
     );
   }
   return lines.join('\n');
