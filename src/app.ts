@@ -64,11 +64,14 @@ export interface BuildOptions {
   clock?: Clock;
   /** Overrides Fastify's logger option (tests pass false). */
   logger?: FastifyServerOptions['logger'];
+  /** Sends the configured (redacting) logger to this stream instead of stdout. */
+  logStream?: NodeJS.WritableStream;
 }
 
-function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
+    ...(stream ? { stream } : {}),
     // D-OPS-4: credentials never reach the log, wherever they appear.
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
@@ -90,7 +93,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const clock = options.clock ?? new MonotonicClock(await newestUpdate(database.db));
 
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config),
+    logger: options.logger ?? loggerOptions(config, options.logStream),
     // Fastify accepts a hop count at run time; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string[],
     bodyLimit: JSON_BODY_LIMIT,
@@ -103,6 +106,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('services', buildServices({ db: database.db, clock, config }));
   app.addHook('onClose', async () => database.close());
 
+  // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
+  app.removeContentTypeParser('text/plain');
   registerValidation(app);
   registerErrorHandling(app);
   for (const schema of [ErrorBody, Success, Attachment, Note, UserProfile]) app.addSchema(schema);
