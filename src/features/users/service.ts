@@ -71,7 +71,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
     /** POST /api/users: the owner adds a user; there is no self-registration (D-AUTH-2). */
     async create(actor: Actor, input: CreateUserBody): Promise<UserSummary> {
       requireOwner(actor);
-      const email = input.email.trim();
+      const { email } = input; // the email format admits no spaces
       const name = displayName(input.displayName);
       const passwordHash = await hashPassword(input.password);
       const user = await db.transaction().execute(async (trx) => {
