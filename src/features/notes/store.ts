@@ -17,6 +17,10 @@ export function visibleNoteIds(userId: number) {
     UNION ALL SELECT note_id FROM note_collaborators WHERE user_id = ${userId})`;
 }
 
+/**
+ * One note and the user's role on it: the single-note form of visibleNoteIds (owner or
+ * collaborator, else nothing); the two must say the same. Only requireNoteAccess calls it.
+ */
 export async function findNoteWithRole(
   db: Db,
   noteId: string,
