@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { addUser, createUserClient, setupOwner, TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 type Side = 'owner' | 'collaborator' | 'stranger' | 'removedCollaborator' | 'deletedUser' | 'anonymous';
@@ -97,16 +97,6 @@ const MATRIX: MatrixRow[] = [
   },
 ];
 
-async function createUser(owner: TestClient, email: string): Promise<number> {
-  const response = await owner.post('/api/users', {
-    email,
-    displayName: email.split('@')[0],
-    password: 'a password',
-  });
-  assert.equal(response.status, 201, response.text);
-  return response.body.id;
-}
-
 async function tombstoneFor(server: TestServer, noteId: string, userId: number) {
   return server.app.db
     .selectFrom('note_tombstones')
@@ -144,8 +134,8 @@ describe('Note permission matrix (D-COLLAB-1, D-ERR-2)', () => {
     people = {
       ownerId: (await owner.get('/api/auth/status')).body.user.id,
       collaboratorId: collaborator.userId,
-      otherCollaboratorId: await createUser(owner, 'other@example.test'),
-      inviteeId: await createUser(owner, 'invitee@example.test'),
+      otherCollaboratorId: await addUser(owner, 'other@example.test'),
+      inviteeId: await addUser(owner, 'invitee@example.test'),
     };
     // The deleted user was a collaborator once; their session outlives nothing.
     const note = (await owner.post('/api/notes', { title: 'before deletion' })).body.id;
@@ -347,13 +337,13 @@ describe('POST /api/notes/:id/collaborators (D-COLLAB-2)', () => {
     server = await startServer();
     owner = await setupOwner(server.url, { email: 'owner@example.test', displayName: 'Olga Owner' });
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
-    friendId = await createUser(owner, 'friend@example.test');
+    friendId = await addUser(owner, 'friend@example.test');
     noteId = (await owner.post('/api/notes', { title: 'Groceries' })).body.id;
   });
   after(() => server.close());
 
   it('answers 201 with the full list of Collaborators', async () => {
-    const secondId = await createUser(owner, 'second@example.test');
+    const secondId = await addUser(owner, 'second@example.test');
     const first = await owner.post(`/api/notes/${noteId}/collaborators`, { userId: friendId });
     assert.equal(first.status, 201);
     const second = await owner.post(`/api/notes/${noteId}/collaborators`, { userId: secondId });
@@ -427,8 +417,8 @@ describe('DELETE /api/notes/:id/collaborators (D-COLLAB-2)', () => {
     owner = await setupOwner(server.url);
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
     collaborator = await createUserClient(server, 'collab@example.test', 'a password', owner);
-    otherId = await createUser(owner, 'other@example.test');
-    outsiderId = await createUser(owner, 'outsider@example.test');
+    otherId = await addUser(owner, 'other@example.test');
+    outsiderId = await addUser(owner, 'outsider@example.test');
     noteId = (await owner.post('/api/notes', { title: 'Shared' })).body.id;
     await owner.post(`/api/notes/${noteId}/collaborators`, { userId: collaborator.userId });
     await owner.post(`/api/notes/${noteId}/collaborators`, { userId: otherId });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { addUser, createUserClient, setupOwner, TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const PASSWORD = 'a fine password';
@@ -296,9 +296,7 @@ describe('GET /api/users/search (D-COLLAB-3)', () => {
   const ids: Record<string, number> = {};
 
   async function add(email: string, displayName: string) {
-    const response = await owner.post('/api/users', { email, displayName, password: PASSWORD });
-    assert.equal(response.status, 201, response.text);
-    ids[email] = response.body.id;
+    ids[email] = await addUser(owner, email, PASSWORD, displayName);
   }
 
   async function search(client: TestClient, q: string): Promise<string[]> {

@@ -94,11 +94,21 @@ export async function createUserClient(
   password = 'another secret',
   owner?: TestClient,
 ): Promise<{ client: TestClient; userId: number }> {
-  const admin = owner ?? (await ownerClientFor(server));
-  const created = await admin.post('/api/users', { email, displayName: email.split('@')[0]!, password });
-  if (created.status !== 201) throw new Error(`user creation failed: ${created.status} ${created.text}`);
+  const userId = await addUser(owner ?? (await ownerClientFor(server)), email, password);
   const client = new TestClient(server.url);
   const response = await client.post('/api/auth/login', { email, password });
   if (response.status !== 200) throw new Error(`login failed: ${response.status} ${response.text}`);
-  return { client, userId: created.body.id };
+  return { client, userId };
+}
+
+/** Creates a user through POST /api/users as `owner` without signing them in; returns the id. */
+export async function addUser(
+  owner: TestClient,
+  email: string,
+  password = 'another secret',
+  displayName = email.split('@')[0]!,
+): Promise<number> {
+  const created = await owner.post('/api/users', { email, displayName, password });
+  if (created.status !== 201) throw new Error(`user creation failed: ${created.status} ${created.text}`);
+  return created.body.id;
 }
