@@ -246,6 +246,11 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
     });
     const note = (await collaborator.client.get(`/api/notes/${noteId}`)).body;
     assert.equal(note.ownerId, ownerId);
+    const byTag = (await collaborator.client.get('/api/notes?tag=travel')).body;
+    assert.deepEqual(
+      byTag.map((n: { id: string }) => n.id),
+      [noteId],
+    );
     assert.deepEqual(await seenBy(stranger.client, noteId), {
       list: false,
       get: 404,
@@ -283,6 +288,18 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
     });
     assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
     assert.equal((await owner.get(`/api/notes/${noteId}`)).status, 200, 'the owner keeps the note');
+    await owner.delete(`/api/notes/${noteId}`);
+  });
+
+  it('changes neither version nor updatedAt of the note when sharing or unsharing it', async () => {
+    const noteId = await sharedNote();
+    const original = (await owner.get(`/api/notes/${noteId}`)).body;
+    await owner.delete(`/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`);
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: collaborator.userId });
+    await collaborator.client.delete(`/api/notes/${noteId}/collaborators?userId=self`);
+    const current = (await owner.get(`/api/notes/${noteId}`)).body;
+    assert.equal(current.version, original.version);
+    assert.equal(current.updatedAt, original.updatedAt);
     await owner.delete(`/api/notes/${noteId}`);
   });
 
