@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { addUser, createUserClient, setupOwner, TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -285,6 +286,33 @@ describe('DELETE /api/users/{id} removes the user and everything they own (D-AUT
     assert.equal(again.status, 201);
     assert.notEqual(again.body.id, leaving.userId);
     assert.equal((await owner.delete(`/api/users/${leaving.userId}`)).status, 404);
+  });
+});
+
+describe('DELETE /api/users/{id} for a user with many notes', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it('removes all 12,000 of their notes (more tombstones than one SQL statement can bind)', async () => {
+    const owner = await setupOwner(server.url);
+    const { userId } = await createUserClient(server, 'prolific@example.test', PASSWORD, owner);
+    // Inserted directly: 12,000 tombstones are more bound parameters than one SQLite statement takes.
+    await sql`
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
+      INSERT INTO notes (id, owner_id, title, content, color, pinned, archived, trashed, checklist_mode,
+                         sort_order, created_at, updated_at, version)
+      SELECT printf('00000000-0000-4000-8000-%012d', i), ${userId}, '', '', 'default', 0, 0, 0, 0, 0, 0, 0, 1
+      FROM n`.execute(server.app.db);
+    assert.equal((await owner.delete(`/api/users/${userId}`)).status, 200);
+    const left = await server.app.db
+      .selectFrom('notes')
+      .select('id')
+      .where('owner_id', '=', userId)
+      .execute();
+    assert.equal(left.length, 0);
   });
 });
 
