@@ -13,6 +13,9 @@ import { AppError } from './errors.js';
 import { authRoutes } from './features/auth/routes.js';
 import { UserProfile } from './features/auth/schemas.js';
 import { createAuthService } from './features/auth/service.js';
+import { collaboratorRoutes } from './features/collaborators/routes.js';
+import { Collaborator } from './features/collaborators/schemas.js';
+import { createCollaboratorsService } from './features/collaborators/service.js';
 import { healthRoutes } from './features/health/routes.js';
 import { noteRoutes } from './features/notes/routes.js';
 import { Attachment, Note } from './features/notes/schemas.js';
@@ -23,6 +26,7 @@ import { createSearchService } from './features/search/service.js';
 import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { userRoutes } from './features/users/routes.js';
+import { UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
 import { authPlugin } from './http/auth.js';
 import { registerErrorHandling } from './http/errorHandler.js';
@@ -43,8 +47,9 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
   });
   return {
     auth: createAuthService(deps),
-    users: createUsersService(deps),
+    users: createUsersService({ ...deps, notes }),
     notes,
+    collaborators: createCollaboratorsService(deps),
     search: createSearchService(deps),
     tags: createTagsService(deps),
   };
@@ -110,7 +115,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.removeContentTypeParser('text/plain');
   registerValidation(app);
   registerErrorHandling(app);
-  for (const schema of [ErrorBody, Success, Attachment, Note, UserProfile]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Success, Attachment, Note, UserProfile, UserSummary, Collaborator])
+    app.addSchema(schema);
 
   await app.register(helmet, {
     // JSON API: nothing here is a document to run scripts in. Pages (docs, share) set their own.
@@ -158,6 +164,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authRoutes);
   await app.register(userRoutes);
   await app.register(noteRoutes);
+  await app.register(collaboratorRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
 

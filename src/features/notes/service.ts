@@ -208,12 +208,7 @@ export async function deleteNotesForGood(
   notes: readonly NoteRow[],
   now: number,
 ): Promise<AttachmentRow[]> {
-  const tombstones: { noteId: string; userId: number }[] = [];
-  for (const note of notes) {
-    for (const userId of await store.userIdsWithAccess(db, note))
-      tombstones.push({ noteId: note.id, userId });
-  }
-  await store.recordTombstones(db, tombstones, now);
+  await store.recordTombstones(db, await store.usersWithAccess(db, notes), now);
   return store.deleteNotes(db, notes);
 }
 
