@@ -3,6 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  appendText,
+  checklistItems,
+  pickChecklistItem,
+  setItemChecked,
+} from '../src/features/notes/contentEdits.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -503,5 +509,42 @@ describe('POST /api/mcp with a read-only key (D-KEY-3)', () => {
     }
     assert.deepEqual((await owner.get(`/api/notes/${noteId}`)).body, before);
     assert.equal((await owner.get('/api/notes')).body.length, 1);
+  });
+});
+
+describe('checklist and append rules shared by every path (contentEdits)', () => {
+  it('finds indented, starred and CRLF task lines, skipping code fences', () => {
+    const content =
+      'intro\r\n  - [ ] one\r\n+ [X] two\r\n~~~\r\n- [ ] code\r\n~~~\r\n-[ ] not a task\r\n- [ ]three';
+    assert.deepEqual(
+      checklistItems(content).map(({ index, text, checked }) => ({ index, text, checked })),
+      [
+        { index: 0, text: 'one', checked: false },
+        { index: 1, text: 'two', checked: true },
+        { index: 2, text: 'three', checked: false },
+      ],
+    );
+  });
+
+  it('changes only the mark of the chosen item, keeping an existing X', () => {
+    const content = '- [ ] one\r\n- [X] two';
+    const [one, two] = checklistItems(content);
+    assert.equal(setItemChecked(content, one!, true), '- [x] one\r\n- [X] two');
+    assert.equal(setItemChecked(content, two!, true), content);
+    assert.equal(setItemChecked(content, two!, false), '- [ ] one\r\n- [ ] two');
+  });
+
+  it('prefers an exact text match and reports ambiguity', () => {
+    const items = checklistItems('- [ ] milk\n- [ ] oat milk\n- [ ] milk chocolate');
+    assert.deepEqual(pickChecklistItem(items, { text: ' MILK ' }), { found: items[0] });
+    assert.equal((pickChecklistItem(items, { text: 'choc' }) as { found: unknown }).found, items[2]);
+    assert.deepEqual(pickChecklistItem(items, { text: 'mil' }), { problem: 'ambiguous', candidates: items });
+    assert.deepEqual(pickChecklistItem([], { index: 0 }), { problem: 'no_items', candidates: [] });
+  });
+
+  it('appends on a new line only where one is missing', () => {
+    assert.equal(appendText('', 'a'), 'a');
+    assert.equal(appendText('a\n', 'b'), 'a\nb');
+    assert.equal(appendText('a', 'b'), 'a\nb');
   });
 });
