@@ -413,6 +413,29 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
     assert.equal(missing.status, 400);
   });
 
+  it('answers broken JSON, non-JSON-RPC bodies and other media types with a 4xx, never a 500 (D-ERR-3)', async () => {
+    for (const [body, contentType, status] of [
+      ['{broken', 'application/json', 400],
+      ['{}', 'application/json', 400],
+      ['"text"', 'application/json', 400],
+      ['<x/>', 'application/xml', 415],
+    ] as const) {
+      const response = await fetch(new URL('/api/mcp', server.url), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': contentType,
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+      assert.equal(response.status, status, body);
+      assert.equal(typeof (await readJson(response)).code, 'string', body);
+    }
+    const notAccepting = await rawPost(server.url, key, INITIALIZE, { accept: 'application/json' });
+    assert.equal(notAccepting.status, 406);
+  });
+
   it('answers notifications with 202 and rejects an unsupported protocol version header with 400', async () => {
     const sessionId = await openRawSession(server.url, key);
     const notification = await rawPost(

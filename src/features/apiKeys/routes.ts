@@ -46,7 +46,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Revoke a key; it stops working at once, with its MCP sessions',
         // Any string: an id that is not one of your keys is simply not found.
         params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
-        response: { 200: Success, ...errorResponses(401, 403, 404) },
+        response: { 200: Success, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {

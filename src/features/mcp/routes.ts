@@ -5,7 +5,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses, Success } from '../../http/schemas.js';
+import { ErrorRef, errorResponses, Success } from '../../http/schemas.js';
 import type { SessionCheck } from './service.js';
 import { buildMcpServer } from './tools.js';
 
@@ -28,11 +28,10 @@ const SessionHeaders = Type.Object({
 /** The only request headers the SDK transport needs; the API key stays out of it. */
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'];
 
+/** Sent pre-serialized: the route's error schemas also describe D-ERR-1 bodies (bad JSON, 401). */
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string) {
-  return reply
-    .code(status)
-    .type('application/json')
-    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+  const body = { jsonrpc: '2.0', error: { code, message }, id: null };
+  return reply.code(status).type('application/json').send(JSON.stringify(body));
 }
 
 /** D-MCP-2: no or malformed session id → 400; unknown, expired or another key's → 404. */
@@ -84,11 +83,12 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: Type.Unknown({ description: 'The JSON-RPC response(s)' }),
           202: Type.Null({ description: 'Accepted notifications or responses; no body' }),
-          400: JsonRpcError,
+          // The transport's own refusals are JSON-RPC errors; HTTP-level ones (broken JSON, too
+          // large, wrong media type, no key) use the D-ERR-1 body like every other route.
+          400: Type.Union([JsonRpcError, ErrorRef]),
           404: JsonRpcError,
           406: JsonRpcError,
-          415: JsonRpcError,
-          ...errorResponses(401, 413),
+          ...errorResponses(401, 413, 415),
         },
       },
     },
@@ -131,7 +131,12 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: docTags,
         summary: 'End an MCP session',
         headers: SessionHeaders,
-        response: { 200: Success, 400: JsonRpcError, 404: JsonRpcError, ...errorResponses(401) },
+        response: {
+          200: Success,
+          400: Type.Union([JsonRpcError, ErrorRef]),
+          404: JsonRpcError,
+          ...errorResponses(401),
+        },
       },
     },
     async (request, reply) => {
