@@ -10,6 +10,9 @@ import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/connection.js';
 import { AppError } from './errors.js';
+import { apiKeyRoutes } from './features/apiKeys/routes.js';
+import { ApiKey } from './features/apiKeys/schemas.js';
+import { createApiKeysService } from './features/apiKeys/service.js';
 import { authRoutes } from './features/auth/routes.js';
 import { UserProfile } from './features/auth/schemas.js';
 import { createAuthService } from './features/auth/service.js';
@@ -17,6 +20,8 @@ import { collaboratorRoutes } from './features/collaborators/routes.js';
 import { Collaborator } from './features/collaborators/schemas.js';
 import { createCollaboratorsService } from './features/collaborators/service.js';
 import { healthRoutes } from './features/health/routes.js';
+import { mcpRoutes } from './features/mcp/routes.js';
+import { createMcpSessionsService } from './features/mcp/service.js';
 import { noteRoutes } from './features/notes/routes.js';
 import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
@@ -52,6 +57,8 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
     collaborators: createCollaboratorsService(deps),
     search: createSearchService(deps),
     tags: createTagsService(deps),
+    apiKeys: createApiKeysService(deps),
+    mcpSessions: createMcpSessionsService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;
@@ -115,8 +122,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.removeContentTypeParser('text/plain');
   registerValidation(app);
   registerErrorHandling(app);
-  for (const schema of [ErrorBody, Success, Attachment, Note, UserProfile, UserSummary, Collaborator])
+  for (const schema of [
+    ErrorBody,
+    Success,
+    Attachment,
+    Note,
+    UserProfile,
+    UserSummary,
+    Collaborator,
+    ApiKey,
+  ]) {
     app.addSchema(schema);
+  }
 
   await app.register(helmet, {
     // JSON API: nothing here is a document to run scripts in. Pages (docs, share) set their own.
@@ -157,7 +174,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.swagger(),
   );
 
-  await app.register(authPlugin, { auth: app.services.auth, publicUrl: config.publicUrl });
+  await app.register(authPlugin, {
+    auth: app.services.auth,
+    publicUrl: config.publicUrl,
+    bearer: app.services.apiKeys.authenticate,
+  });
 
   // Features, one line each.
   await app.register(healthRoutes);
@@ -167,17 +188,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(collaboratorRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
+  await app.register(apiKeyRoutes);
+  await app.register(mcpRoutes);
 
   startMaintenance(app);
   return app;
 }
 
-/** Trash retention and session clean-up: at start-up, then hourly (D-NOTE-4). */
+/** Trash retention and session (web and MCP) clean-up: at start-up, then hourly (D-NOTE-4). */
 function startMaintenance(app: FastifyInstance): void {
   const run = async () => {
     try {
       const purged = await app.services.notes.purgeExpiredTrash();
       await app.services.auth.deleteExpiredSessions();
+      await app.services.mcpSessions.deleteIdleSessions();
       if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');
     } catch (err) {
       app.log.error({ err }, 'maintenance failed');

@@ -52,19 +52,22 @@ export interface ListFilter {
   filter: NoteFilter;
   tag?: string;
   color?: NoteColor;
+  pinned?: boolean;
+  limit?: number;
 }
 
 /** D-NOTE-5 filters and order: pinned first, then sortOrder ascending, then updatedAt descending. */
 export async function listNotes(
   db: Db,
   userId: number,
-  { filter, tag, color }: ListFilter,
+  { filter, tag, color, pinned, limit }: ListFilter,
 ): Promise<NoteRow[]> {
   let query = db.selectFrom('notes as n').selectAll('n').where('n.id', 'in', visibleNoteIds(userId));
   if (filter === 'all') query = query.where('n.archived', '=', 0).where('n.trashed', '=', 0);
   else if (filter === 'archived') query = query.where('n.archived', '=', 1).where('n.trashed', '=', 0);
   else query = query.where('n.trashed', '=', 1);
   if (color) query = query.where('n.color', '=', color);
+  if (pinned !== undefined) query = query.where('n.pinned', '=', Number(pinned));
   if (tag) {
     query = query.where('n.id', 'in', (eb) =>
       eb
@@ -74,11 +77,9 @@ export async function listNotes(
         .where('t.name', '=', tag),
     );
   }
-  return query
-    .orderBy('n.pinned', 'desc')
-    .orderBy('n.sort_order', 'asc')
-    .orderBy('n.updated_at', 'desc')
-    .execute();
+  query = query.orderBy('n.pinned', 'desc').orderBy('n.sort_order', 'asc').orderBy('n.updated_at', 'desc');
+  if (limit !== undefined) query = query.limit(limit);
+  return query.execute();
 }
 
 export async function insertNote(db: Db, note: Omit<NoteRow, 'doc_id'>): Promise<NoteRow> {
