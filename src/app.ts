@@ -20,6 +20,9 @@ import { createNotesService } from './features/notes/service.js';
 import { newestUpdate } from './features/notes/store.js';
 import { searchRoutes } from './features/search/routes.js';
 import { createSearchService } from './features/search/service.js';
+import { sharingRoutes } from './features/sharing/routes.js';
+import { PublicAttachment, SharedNote, ShareLink } from './features/sharing/schemas.js';
+import { createSharingService } from './features/sharing/service.js';
 import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { userRoutes } from './features/users/routes.js';
@@ -47,6 +50,7 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
     notes,
     search: createSearchService(deps),
     tags: createTagsService(deps),
+    sharing: createSharingService(deps),
   };
 }
 export type Services = ReturnType<typeof buildServices>;
@@ -105,7 +109,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   registerValidation(app);
   registerErrorHandling(app);
-  for (const schema of [ErrorBody, Success, Attachment, Note, UserProfile]) app.addSchema(schema);
+  for (const schema of [
+    ErrorBody,
+    Success,
+    Attachment,
+    Note,
+    UserProfile,
+    ShareLink,
+    PublicAttachment,
+    SharedNote,
+  ])
+    app.addSchema(schema);
 
   await app.register(helmet, {
     // JSON API: nothing here is a document to run scripts in. Pages (docs, share) set their own.
@@ -155,6 +169,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(noteRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
+  await app.register(sharingRoutes);
 
   startMaintenance(app);
   return app;

@@ -72,6 +72,14 @@ export interface AttachmentsTable {
   created_at: number;
 }
 
+export interface ShareLinksTable {
+  /** One link per note; deleting the note deletes the link (D-SHARE-3). */
+  note_id: string;
+  /** 32 random bytes, base64url (D-SHARE-1). */
+  token: string;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -81,4 +89,5 @@ export interface Database {
   note_collaborators: NoteCollaboratorsTable;
   note_tombstones: NoteTombstonesTable;
   attachments: AttachmentsTable;
+  share_links: ShareLinksTable;
 }
