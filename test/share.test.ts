@@ -527,7 +527,10 @@ describe('rate limits on shared notes (D-SHARE-2)', () => {
       const token = await sharedToken(server);
       const client = new TestClient(server.url);
       const from = (ip: string) => client.get(`/api/shared/${token}`, { headers: { 'x-forwarded-for': ip } });
-      for (let i = 0; i < 60; i++) assert.equal((await from('203.0.113.7')).status, 200);
+      const first = await from('203.0.113.7');
+      assert.equal(first.headers.get('ratelimit-limit'), '60');
+      assert.equal(first.headers.get('ratelimit-remaining'), '59');
+      for (let i = 1; i < 60; i++) assert.equal((await from('203.0.113.7')).status, 200);
       const limited = await from('203.0.113.7');
       assert.equal(limited.status, 429);
       assert.ok(Number(limited.headers.get('retry-after')) > 0);

@@ -40,7 +40,11 @@ a{color:#174ea6;text-decoration:underline;text-underline-offset:2px}
 .checklist{list-style:none;margin:0 0 1em;padding:0}
 .checklist li{padding:.15em 0}
 .checklist label{display:flex;gap:.65em;align-items:flex-start}
-.checklist input{flex:none;width:1.15em;height:1.15em;margin:.3em 0 0;accent-color:#3c4043}
+.checklist input{appearance:none;-webkit-appearance:none;flex:none;display:grid;place-content:center;
+width:1.1em;height:1.1em;margin:.3em 0 0;border:2px solid #5f6368;border-radius:3px;background:transparent}
+.checklist input:checked{background:#5f6368}
+.checklist input:checked::before{content:"";width:.55em;height:.28em;border:solid #fff;border-width:0 0 2px 2px;
+transform:translateY(-.08em) rotate(-45deg)}
 .checklist .done span{text-decoration:line-through;color:#5f6368}
 .images{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:8px;margin:0 0 1.25em}
 .images a{display:block;aspect-ratio:1;border-radius:10px;overflow:hidden;background:rgba(0,0,0,.06)}
