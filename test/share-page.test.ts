@@ -77,14 +77,14 @@ describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
       assert.equal(await boxes.count(), 4);
       for (const box of await boxes.all()) assert.equal(await box.isDisabled(), true);
       assert.deepEqual(
-        await boxes.evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).checked)),
+        await boxes.evaluateAll((inputs) => inputs.map((input) => (input as { checked: boolean }).checked)),
         [true, true, false, false],
       );
       assert.equal(await page.locator('.checklist li').first().textContent(), 'Tent and sleeping bags');
       // The stylesheet applied (its CSP hash matched): the note carries its color.
       const background = await page
         .locator('main')
-        .evaluate((main) => getComputedStyle(main).backgroundColor);
+        .evaluate((main) => (globalThis as any).getComputedStyle(main).backgroundColor);
       assert.equal(background, 'rgb(180, 221, 211)');
       assert.deepEqual(problems, []);
 
