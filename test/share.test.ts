@@ -550,3 +550,16 @@ describe('share tokens in logs (D-OPS-4)', () => {
     );
   });
 });
+
+describe('GET /s/:token when the server fails', () => {
+  it('shows a generic error page with status 500 and no details', async () => {
+    const server = await startServer();
+    await server.app.db.destroy();
+    const response = await new TestClient(server.url).get(`/s/${'C'.repeat(43)}`);
+    assert.equal(response.status, 500);
+    assert.match(response.headers.get('content-type')!, /^text\/html/);
+    assert.match(response.text, /<h1>Something went wrong<\/h1>/);
+    assert.ok(!/sqlite|stack|at \w+ \(/i.test(response.text));
+    await server.close();
+  });
+});

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.js';
 import { actorOf, requestOrigin } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { PAGE_CSP_DIRECTIVES, renderNoticePage, renderSharedNotePage } from './page.js';
@@ -102,12 +101,9 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 /** People get a page, not JSON: the friendly 404 for a dead link, and pages for 429 and 5xx. */
-function renderPageError(this: unknown, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const status = error instanceof AppError ? error.statusCode : 500;
+function renderPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
   if (status >= 500) request.log.error({ err: error }, 'share page failed');
   const notice = status === 404 ? 'unavailable' : status === 429 ? 'rate_limited' : 'error';
-  return reply
-    .code(status === 404 || status === 429 ? status : 500)
-    .type('text/html; charset=utf-8')
-    .send(renderNoticePage(notice));
+  return reply.code(status).type('text/html; charset=utf-8').send(renderNoticePage(notice));
 }
