@@ -26,19 +26,17 @@ describe('public sharing', () => {
   let owner: TestClient;
   let collaborator: TestClient;
   let stranger: TestClient;
+  let collaboratorId: number;
 
   before(async () => {
     server = await startServer({ env: { TRUST_PROXY: 'true' } });
     owner = await setupOwner(server.url);
-    const collab = await createUserClient(server, 'collab@example.com');
+    const collab = await createUserClient(server, 'collab@example.com', undefined, owner);
     collaborator = collab.client;
-    stranger = (await createUserClient(server, 'stranger@example.com')).client;
-    // The collaboration endpoints are another feature's; the row is what the permission check reads.
     collaboratorId = collab.userId;
+    stranger = (await createUserClient(server, 'stranger@example.com', undefined, owner)).client;
   });
   after(() => server.close());
-
-  let collaboratorId: number;
 
   async function createNote(fields: Record<string, unknown> = {}): Promise<string> {
     const response = await owner.post('/api/notes', { title: 'Groceries', content: 'milk', ...fields });
@@ -53,10 +51,8 @@ describe('public sharing', () => {
   }
 
   async function addCollaborator(noteId: string): Promise<void> {
-    await server.app.db
-      .insertInto('note_collaborators')
-      .values({ note_id: noteId, user_id: collaboratorId, added_at: Date.now() })
-      .execute();
+    const response = await owner.post(`/api/notes/${noteId}/collaborators`, { userId: collaboratorId });
+    assert.equal(response.status, 201);
   }
 
   describe('POST /api/notes/:id/share', () => {
@@ -111,6 +107,27 @@ describe('public sharing', () => {
       const anonymous = await new TestClient(server.url).post(`/api/notes/${noteId}/share`);
       assert.equal(anonymous.status, 401);
       assert.equal((await owner.post('/api/notes/not-a-uuid/share')).status, 400);
+    });
+
+    it('accepts an API key with notes:write and refuses a read-only key with 403 (D-KEY-2, D-KEY-3)', async () => {
+      const noteId = await createNote();
+      const keyFor = async (scopes: string[]) =>
+        (await owner.post('/api/settings/api-keys', { name: scopes.join(' '), scopes })).body.key;
+      const asKey = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+      const readOnly = await new TestClient(server.url).post(
+        `/api/notes/${noteId}/share`,
+        undefined,
+        asKey(await keyFor(['notes:read'])),
+      );
+      assert.equal(readOnly.status, 403);
+      assert.equal(readOnly.body.code, 'insufficient_scope');
+      const writer = await new TestClient(server.url).post(
+        `/api/notes/${noteId}/share`,
+        undefined,
+        asKey(await keyFor(['notes:read', 'notes:write'])),
+      );
+      assert.equal(writer.status, 201);
+      assert.match(writer.body.token, TOKEN_SHAPE);
     });
 
     it('refuses a cross-site request (D-AUTH-5)', async () => {

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as core from './0001_core.js';
 import * as shareLinks from './0005_share_links.js';
+import * as apiKeys from './0006_api_keys.js';
 
 /**
  * Every migration, in order (D-OPS-3). Names are numbered; a new one is appended here and never
@@ -9,4 +10,5 @@ import * as shareLinks from './0005_share_links.js';
 export const migrations: Record<string, Migration> = {
   '0001_core': core,
   '0005_share_links': shareLinks,
+  '0006_api_keys': apiKeys,
 };
