@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -10,6 +11,9 @@ import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/connection.js';
 import { AppError } from './errors.js';
+import { attachmentRoutes } from './features/attachments/routes.js';
+import { createAttachmentsService, type Logger } from './features/attachments/service.js';
+import { LocalDiskStorage } from './features/attachments/storage.js';
 import { authRoutes } from './features/auth/routes.js';
 import { UserProfile } from './features/auth/schemas.js';
 import { createAuthService } from './features/auth/service.js';
@@ -34,17 +38,25 @@ import { APP_VERSION } from './version.js';
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
+export function buildServices(deps: { db: Db; clock: Clock; config: Config; log: Logger }) {
+  const attachments = createAttachmentsService({
+    db: deps.db,
+    clock: deps.clock,
+    storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
+    uploadDir: path.join(deps.config.dataDir, 'uploads'),
+    log: deps.log,
+  });
   const notes = createNotesService({
     db: deps.db,
     clock: deps.clock,
     trashRetentionDays: deps.config.trashRetentionDays,
-    notesDeleted: [],
+    notesDeleted: [attachments.deleteFilesOf],
   });
   return {
     auth: createAuthService(deps),
     users: createUsersService(deps),
     notes,
+    attachments,
     search: createSearchService(deps),
     tags: createTagsService(deps),
   };
@@ -100,7 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
-  app.decorate('services', buildServices({ db: database.db, clock, config }));
+  app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log }));
   app.addHook('onClose', async () => database.close());
 
   registerValidation(app);
@@ -153,6 +165,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authRoutes);
   await app.register(userRoutes);
   await app.register(noteRoutes);
+  await app.register(attachmentRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
 

@@ -29,6 +29,12 @@ const FRAMEWORK_CODES: Record<string, { status: number; code: string; message?: 
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is not valid JSON' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_content_length' },
   FST_ERR_BAD_URL: { status: 400, code: 'bad_url', message: 'The URL is malformed' },
+  // @fastify/multipart answers 406 for a body that is not multipart; it is a 415.
+  FST_INVALID_MULTIPART_CONTENT_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'The body must be multipart/form-data',
+  },
 };
 
 export function errorBody(statusCode: number, code: string, message: string, details?: ErrorDetail[]) {
