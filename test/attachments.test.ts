@@ -339,6 +339,15 @@ describe('POST /api/notes/:id/attachments', () => {
     assert.equal((await owner.get(`/api/notes/${note.id}`)).body.version, 1);
   });
 
+  it('accepts a file of exactly 10 MiB (D-ATT-1)', async () => {
+    const note = await newNote(owner);
+    const png = await image('png', 20, 20);
+    // Bytes after a PNG's last chunk are ignored by decoders: a valid image of any size.
+    const data = Buffer.concat([png, Buffer.alloc(10 * MiB - png.length)]);
+    const attachment = await attach(owner, note.id, data, 'exact.png');
+    assert.equal(attachment.size, 10 * MiB);
+  });
+
   it('answers 413 at once when the declared length exceeds what the limits allow (D-ATT-1)', async () => {
     const note = await newNote(owner);
     const response = await upload(owner, note.id, {
@@ -425,6 +434,29 @@ describe('GET /api/notes/:id/attachments', () => {
       file.headers.get('content-disposition'),
       `inline; filename="Ferien _t_ 100_.png"; filename*=UTF-8''Ferien%20%C3%A9t%C3%A9%20100%25.png`,
     );
+  });
+
+  it('keeps quotes in a stored name out of the header syntax (D-ATT-4)', async () => {
+    const boundary = 'quoted-name-boundary';
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="say \\"hi\\".jpg"\r\n\r\n`,
+      ),
+      await image('jpeg'),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const response = await owner.request('POST', `/api/notes/${note.id}/attachments`, {
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    assert.equal(response.status, 201, response.text);
+    assert.equal(response.body.filename, 'say "hi".jpg');
+    const file = await download(owner, note.id, `attachmentId=${response.body.id}`);
+    assert.equal(
+      file.headers.get('content-disposition'),
+      `inline; filename="say _hi_.jpg"; filename*=UTF-8''say%20%22hi%22.jpg`,
+    );
+    await owner.delete(`/api/notes/${note.id}/attachments?attachmentId=${response.body.id}`);
   });
 
   it('answers 304 when If-None-Match names the ETag (D-ATT-4)', async () => {

@@ -4,7 +4,13 @@ import { actorOf } from '../../http/auth.js';
 import { errorResponses, IdParams, Success } from '../../http/schemas.js';
 import { sendStoredFile } from './download.js';
 import { MULTIPART_LIMITS, receiveMultipart } from './multipart.js';
-import { AttachmentList, DeleteAttachmentQuery, GetAttachmentsQuery, ImageBinary } from './schemas.js';
+import {
+  AttachmentList,
+  DeleteAttachmentQuery,
+  GetAttachmentsQuery,
+  ImageBinary,
+  UploadBody,
+} from './schemas.js';
 
 export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { attachments } = app.services;
@@ -51,8 +57,8 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Attach an image (multipart `file`, at most 10 MiB; optional WebP `thumbnail`)',
-        consumes: ['multipart/form-data'],
         params: IdParams,
+        body: UploadBody,
         response: { 201: { $ref: 'Attachment' }, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
     },

@@ -17,3 +17,22 @@ export const DeleteAttachmentQuery = Type.Object({ attachmentId: Uuid });
 
 /** The file answer's schema, for the OpenAPI document (the bytes are streamed, not serialized). */
 export const ImageBinary = Type.String({ format: 'binary' });
+
+/**
+ * The upload form, for the OpenAPI document. Fastify validates a multipart request's body
+ * against it, but the parts are read as streams, so the body there is undefined; without a
+ * `type`, JSON Schema lets that through, and the parts are checked while they stream instead.
+ */
+export const UploadBody = {
+  content: {
+    'multipart/form-data': {
+      schema: {
+        properties: {
+          file: { ...ImageBinary, description: 'JPEG, PNG, WebP, GIF or AVIF; at most 10 MiB' },
+          thumbnail: { ...ImageBinary, description: 'Optional WebP, at most 1 MiB and 512 px a side' },
+        },
+        required: ['file'],
+      },
+    },
+  },
+};
