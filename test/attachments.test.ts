@@ -304,6 +304,23 @@ describe('POST /api/notes/:id/attachments', () => {
     assert.equal(json.body.code, 'unsupported_media_type');
   });
 
+  it('answers 400 for a second `file` part and 413 for too many parts (D-ERR-3)', async () => {
+    const note = await newNote(owner);
+    const data = await image('jpeg');
+    const twice = new FormData();
+    twice.append('file', new Blob([data]), 'a.jpg');
+    twice.append('file', new Blob([data]), 'b.jpg');
+    const duplicate = await owner.request('POST', `/api/notes/${note.id}/attachments`, { body: twice });
+    assert.equal(duplicate.status, 400);
+    assert.equal(duplicate.body.code, 'invalid_file');
+    const crowded = new FormData();
+    for (let i = 0; i < 5; i++) crowded.append(`extra${i}`, new Blob([data]), 'x.jpg');
+    const tooMany = await owner.request('POST', `/api/notes/${note.id}/attachments`, { body: crowded });
+    assert.equal(tooMany.status, 413);
+    assert.equal(tooMany.body.code, 'payload_too_large');
+    assert.equal((await owner.get(`/api/notes/${note.id}`)).body.version, 1);
+  });
+
   it('answers 413 file_too_large for 10 MiB + 1 byte without holding it in memory (D-ATT-1)', async () => {
     const note = await newNote(owner);
     v8.setFlagsFromString('--expose-gc');
@@ -355,6 +372,7 @@ describe('POST /api/notes/:id/attachments', () => {
     });
     assert.equal(response.status, 413);
     assert.equal(response.body.code, 'file_too_large');
+    assert.equal(response.headers.get('connection'), 'close');
   });
 
   it('bumps the note’s version and updatedAt (D-NOTE-3, D-ATT-5)', async () => {

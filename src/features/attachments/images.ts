@@ -1,6 +1,10 @@
 import sharp, { type Metadata } from 'sharp';
 import { AppError } from '../../errors.js';
 
+// Each upload is decoded once from a temporary file: libvips' operation cache would only keep
+// those files open after they are deleted.
+sharp.cache(false);
+
 export const MAX_FILE_BYTES = 10 * 1024 * 1024; // D-ATT-1
 export const MAX_CLIENT_THUMBNAIL_BYTES = 1024 * 1024; // D-ATT-2
 export const MAX_CLIENT_THUMBNAIL_SIDE = 512; // D-ATT-2

@@ -61,6 +61,11 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: UploadBody,
         response: { 201: { $ref: 'Attachment' }, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
+      // An answer given before the whole body arrived (413, 404...) closes the connection, so
+      // the rest of an upload is neither read nor left in the way of the next request.
+      onSend: async (request, reply) => {
+        if (!request.raw.complete) reply.header('connection', 'close');
+      },
     },
     async (request, reply) => {
       const attachment = await attachments.add(
