@@ -386,7 +386,7 @@ describe('POST /api/notes/:id/attachments', () => {
 
   it('answers 404 on another user’s note and stores nothing (D-ERR-2)', async () => {
     const note = await newNote(owner);
-    const { client: stranger } = await createUserClient(server, 'stranger@example.com');
+    const { client: stranger } = await createUserClient(server, 'stranger@example.com', undefined, owner);
     const before = storedFiles(server);
     const response = await upload(stranger, note.id, { file: { data: await image('jpeg'), name: 'a.jpg' } });
     assert.equal(response.status, 404);
@@ -402,13 +402,36 @@ describe('POST /api/notes/:id/attachments', () => {
     assert.equal(response.status, 401);
   });
 
+  it('takes uploads from a notes:write API key, not from a read-only one (D-KEY-3)', async () => {
+    const note = await newNote(owner);
+    const keyFor = async (scopes: string[]) => {
+      const created = await owner.post('/api/settings/api-keys', { name: scopes.join(' '), scopes });
+      assert.equal(created.status, 201);
+      return { authorization: `Bearer ${created.body.key}` };
+    };
+    const anonymous = new TestClient(server.url);
+    const parts = { file: { data: await image('jpeg'), name: 'a.jpg' } };
+    const writer = await keyFor(['notes:read', 'notes:write']);
+    const written = await anonymous.request('POST', `/api/notes/${note.id}/attachments`, {
+      body: form(parts),
+      headers: writer,
+    });
+    assert.equal(written.status, 201);
+    const reader = await keyFor(['notes:read']);
+    const refused = await anonymous.request('POST', `/api/notes/${note.id}/attachments`, {
+      body: form(parts),
+      headers: reader,
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'insufficient_scope');
+    const listed = await anonymous.get(`/api/notes/${note.id}/attachments`, { headers: reader });
+    assert.deepEqual(listed.body, [written.body]);
+  });
+
   it('lets a collaborator add and remove attachments (D-COLLAB-1)', async () => {
     const note = await newNote(owner);
-    const { client: friend, userId } = await createUserClient(server, 'friend@example.com');
-    await server.app.db
-      .insertInto('note_collaborators')
-      .values({ note_id: note.id, user_id: userId, added_at: Date.now() })
-      .execute();
+    const { client: friend, userId } = await createUserClient(server, 'friend@example.com', undefined, owner);
+    assert.equal((await owner.post(`/api/notes/${note.id}/collaborators`, { userId })).status, 201);
     const attachment = await attach(friend, note.id);
     const removed = await friend.delete(`/api/notes/${note.id}/attachments?attachmentId=${attachment.id}`);
     assert.equal(removed.status, 200);
@@ -517,7 +540,7 @@ describe('GET /api/notes/:id/attachments', () => {
   });
 
   it('answers 404 for another user’s note, listed or downloaded (D-ERR-2)', async () => {
-    const { client: stranger } = await createUserClient(server, 'stranger@example.com');
+    const { client: stranger } = await createUserClient(server, 'stranger@example.com', undefined, owner);
     for (const query of ['', `?attachmentId=${attachment.id}`, `?attachmentId=${attachment.id}&thumb=1`]) {
       const response = await stranger.get(`/api/notes/${note.id}/attachments${query}`);
       assert.equal(response.status, 404);
@@ -572,7 +595,7 @@ describe('DELETE /api/notes/:id/attachments', () => {
   it('answers 404 on another user’s note and keeps the attachment (D-ERR-2)', async () => {
     const note = await newNote(owner);
     const attachment = await attach(owner, note.id);
-    const { client: stranger } = await createUserClient(server, 'stranger@example.com');
+    const { client: stranger } = await createUserClient(server, 'stranger@example.com', undefined, owner);
     const response = await stranger.delete(`/api/notes/${note.id}/attachments?attachmentId=${attachment.id}`);
     assert.equal(response.status, 404);
     assert.equal((await owner.get(`/api/notes/${note.id}`)).body.attachments.length, 1);
@@ -600,6 +623,15 @@ describe('Deleting a note removes its attachment files (D-ATT-5)', () => {
     assert.equal((await owner.delete(`/api/notes/${note.id}`)).status, 200);
     assert.deepEqual(storedFiles(server), [`files/${keep.id}`, `thumbnails/${keep.id}.webp`]);
     await owner.delete(`/api/notes/${keep.noteId}`);
+  });
+
+  it('when its owner is removed (D-AUTH-2)', async () => {
+    const leaving = await createUserClient(server, 'leaving@example.com', undefined, owner);
+    const note = await newNote(leaving.client);
+    await attach(leaving.client, note.id);
+    assert.equal(storedFiles(server).length, 2);
+    assert.equal((await owner.delete(`/api/users/${leaving.userId}`)).status, 200);
+    assert.deepEqual(storedFiles(server), []);
   });
 
   it('when the trash is purged (D-NOTE-4)', async () => {

@@ -75,6 +75,26 @@ export interface AttachmentsTable {
   sha256: string;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  user_id: number;
+  name: string;
+  /** SHA-256 (hex) of the key; the key itself is never stored (D-KEY-1). */
+  key_hash: string;
+  key_prefix: string;
+  /** Space-separated scopes, e.g. "notes:read notes:write" (D-KEY-3). */
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface McpSessionsTable {
+  id: string;
+  key_id: string;
+  created_at: number;
+  last_used_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -84,4 +104,6 @@ export interface Database {
   note_collaborators: NoteCollaboratorsTable;
   note_tombstones: NoteTombstonesTable;
   attachments: AttachmentsTable;
+  api_keys: ApiKeysTable;
+  mcp_sessions: McpSessionsTable;
 }

@@ -9,9 +9,10 @@ import type { AuthService, NewSession } from '../features/auth/service.js';
  * - public: nobody needs to be signed in;
  * - optional: a session is used when present (GET /api/auth/status);
  * - session: a session cookie only (account and key management, D-KEY-2);
- * - user: a session cookie or an API key (D-KEY-2). The default.
+ * - user: a session cookie or an API key (D-KEY-2). The default;
+ * - key: an API key only (POST /api/mcp, interface rule 5).
  */
-export type AuthMode = 'public' | 'optional' | 'session' | 'user';
+export type AuthMode = 'public' | 'optional' | 'session' | 'user' | 'key';
 
 /** Turns a Bearer token into an actor; provided by the API keys feature. */
 export type BearerAuthenticator = (token: string) => Promise<Actor | null>;
@@ -85,8 +86,9 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     const mode: AuthMode = request.routeOptions.config.auth ?? 'user';
     if (mode === 'public') return;
 
-    if (bearer !== null && mode === 'user') {
+    if (mode === 'key' || (bearer !== null && mode === 'user')) {
       const actor = bearer && options.bearer ? await options.bearer(bearer) : null;
+      // D-MCP-2: the challenge tells clients which credential is expected.
       if (!actor) {
         throw new AppError(401, 'unauthenticated', 'The API key is missing, invalid or revoked', undefined, {
           'www-authenticate': 'Bearer',

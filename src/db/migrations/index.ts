@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as core from './0001_core.js';
 import * as attachmentHash from './0002_attachment_hash.js';
+import * as apiKeys from './0006_api_keys.js';
 
 /**
  * Every migration, in order (D-OPS-3). Names are numbered; a new one is appended here and never
@@ -9,4 +10,5 @@ import * as attachmentHash from './0002_attachment_hash.js';
 export const migrations: Record<string, Migration> = {
   '0001_core': core,
   '0002_attachment_hash': attachmentHash,
+  '0006_api_keys': apiKeys,
 };
