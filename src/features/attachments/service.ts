@@ -72,7 +72,7 @@ async function thumbnailFor(
 }
 
 /** Every storage key an attachment row owns. */
-export function keysOf(row: Pick<AttachmentRow, 'id' | 'thumbnail_path'>): string[] {
+function keysOf(row: Pick<AttachmentRow, 'id' | 'thumbnail_path'>): string[] {
   return row.thumbnail_path ? [fileKey(row.id), row.thumbnail_path] : [fileKey(row.id)];
 }
 
@@ -119,9 +119,9 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
 
         const id = randomUUID();
         const keys = [fileKey(id), thumbnailKey(id)];
-        await storage.put(fileKey(id), file.path);
-        await storage.put(thumbnailKey(id), thumbnailFile);
         try {
+          await storage.put(fileKey(id), file.path);
+          await storage.put(thumbnailKey(id), thumbnailFile);
           const row = await db.transaction().execute(async (trx) => {
             // Again inside the transaction: the note may have gone while the body arrived.
             const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
