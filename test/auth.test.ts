@@ -318,6 +318,17 @@ describe('cross-origin guard (D-AUTH-5)', () => {
     assert.equal((await owner.post('/api/notes', {})).status, 201);
   });
 
+  it('is not skipped by an Authorization header on a session-only route', async () => {
+    const response = await owner.post(
+      '/api/settings/api-keys',
+      { name: 'csrf' },
+      { headers: { origin: 'https://evil.example', authorization: 'Bearer nsk_whatever' } },
+    );
+    assert.equal(response.status, 403);
+    assert.equal(response.body.code, 'cross_origin');
+    assert.deepEqual((await owner.get('/api/settings/api-keys')).body, []);
+  });
+
   it('lets reads through whatever the Origin', async () => {
     assert.equal(
       (await owner.get('/api/notes', { headers: { origin: 'https://evil.example' } })).status,

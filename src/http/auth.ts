@@ -80,13 +80,15 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404) return;
     const bearer = bearerToken(request);
-    // D-AUTH-5: a browser write from another site is refused before anything else. Applied to
-    // every non-Bearer write, which also covers login and setup (no login CSRF).
-    if (bearer === null && UNSAFE_METHODS.has(request.method)) assertSameOrigin(request, options.publicUrl);
     const mode: AuthMode = request.routeOptions.config.auth ?? 'user';
+    const byKey = mode === 'key' || (bearer !== null && mode === 'user');
+    // D-AUTH-5: a browser write from another site is refused before anything else. Applied to
+    // every write not authenticated by an API key, which also covers login and setup (no login
+    // CSRF) and session-only routes that a stray Authorization header must not exempt.
+    if (!byKey && UNSAFE_METHODS.has(request.method)) assertSameOrigin(request, options.publicUrl);
     if (mode === 'public') return;
 
-    if (mode === 'key' || (bearer !== null && mode === 'user')) {
+    if (byKey) {
       const actor = bearer && options.bearer ? await options.bearer(bearer) : null;
       // D-MCP-2: the challenge tells clients which credential is expected.
       if (!actor) {
