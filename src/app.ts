@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -13,6 +14,9 @@ import { AppError } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
+import { attachmentRoutes } from './features/attachments/routes.js';
+import { createAttachmentsService, type Logger } from './features/attachments/service.js';
+import { LocalDiskStorage } from './features/attachments/storage.js';
 import { authRoutes } from './features/auth/routes.js';
 import { UserProfile } from './features/auth/schemas.js';
 import { createAuthService } from './features/auth/service.js';
@@ -46,17 +50,25 @@ import { APP_VERSION } from './version.js';
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
+export function buildServices(deps: { db: Db; clock: Clock; config: Config; log: Logger }) {
+  const attachments = createAttachmentsService({
+    db: deps.db,
+    clock: deps.clock,
+    storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
+    uploadDir: path.join(deps.config.dataDir, 'uploads'),
+    log: deps.log,
+  });
   const notes = createNotesService({
     db: deps.db,
     clock: deps.clock,
     trashRetentionDays: deps.config.trashRetentionDays,
-    notesDeleted: [],
+    notesDeleted: [attachments.deleteFilesOf],
   });
   return {
     auth: createAuthService(deps),
     users: createUsersService({ ...deps, notes }),
     notes,
+    attachments,
     collaborators: createCollaboratorsService(deps),
     search: createSearchService(deps),
     tags: createTagsService(deps),
@@ -119,7 +131,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
-  app.decorate('services', buildServices({ db: database.db, clock, config }));
+  app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log }));
   app.addHook('onClose', async () => database.close());
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
@@ -192,6 +204,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authRoutes);
   await app.register(userRoutes);
   await app.register(noteRoutes);
+  await app.register(attachmentRoutes);
   await app.register(collaboratorRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);

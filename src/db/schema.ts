@@ -68,8 +68,11 @@ export interface AttachmentsTable {
   filename: string;
   mime_type: string;
   size: number;
+  /** Storage key of the WebP thumbnail, e.g. `thumbnails/<id>.webp` (D-ATT-2). */
   thumbnail_path: string | null;
   created_at: number;
+  /** SHA-256 (hex) of the file's bytes; its ETag (D-ATT-4). */
+  sha256: string;
 }
 
 export interface ApiKeysTable {
