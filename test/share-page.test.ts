@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
+import sharp from 'sharp';
 import { setupOwner } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -50,6 +51,15 @@ describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
         '- [ ] Snacks for the road',
       ].join('\n'),
     });
+    for (const [index, background] of ['#e76f51', '#2a9d8f', '#264653'].entries()) {
+      const bytes = await sharp({ create: { width: 640, height: 420, channels: 3, background } })
+        .jpeg()
+        .toBuffer();
+      const body = new FormData();
+      body.append('file', new Blob([bytes], { type: 'image/jpeg' }), `photo-${index + 1}.jpg`);
+      const uploaded = await owner.request('POST', `/api/notes/${note.body.id}/attachments`, { body });
+      assert.equal(uploaded.status, 201, uploaded.text);
+    }
     pageUrl = (await owner.post(`/api/notes/${note.body.id}/share`)).body.url;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
@@ -86,6 +96,18 @@ describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
         .locator('main')
         .evaluate((main) => (globalThis as any).getComputedStyle(main).backgroundColor);
       assert.equal(background, 'rgb(180, 221, 211)');
+      // Thumbnails come from the public attachment endpoint, allowed by img-src 'self'.
+      const images = page.locator('.images img');
+      assert.equal(await images.count(), 3);
+      await page.waitForLoadState('load');
+      const loaded = await images.evaluateAll((imgs) =>
+        imgs.map((img) => (img as { complete: boolean; naturalWidth: number }).naturalWidth > 0),
+      );
+      assert.deepEqual(loaded, [true, true, true]);
+      assert.match(
+        (await images.first().getAttribute('src'))!,
+        /^\/api\/shared\/[\w-]{43}\/attachment\/[\w-]+\?thumb=1$/,
+      );
       assert.deepEqual(problems, []);
 
       const file = path.join(os.tmpdir(), `share-page-${name}.png`);

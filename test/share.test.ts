@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { redactUrl } from '../src/http/logging.js';
 import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -225,7 +226,8 @@ describe('public sharing', () => {
     it('lists attachments as PublicAttachment: no thumbnailPath, no noteId, featured = first by createdAt (D-SHARE-3)', async () => {
       const noteId = await createNote();
       const token = await share(noteId);
-      // Inserted newest first, so array order and createdAt order differ.
+      // Rows without files: this is about the listing. Inserted newest first, so that array order
+      // and createdAt order differ.
       await server.app.db
         .insertInto('attachments')
         .values([
@@ -237,6 +239,7 @@ describe('public sharing', () => {
             size: 20,
             thumbnail_path: 'thumbnails/b-second.webp',
             created_at: 2_000,
+            sha256: 'rows only, no files',
           },
           {
             id: 'a-first',
@@ -246,6 +249,7 @@ describe('public sharing', () => {
             size: 10,
             thumbnail_path: null,
             created_at: 1_000,
+            sha256: 'rows only, no files',
           },
         ])
         .execute();
@@ -323,6 +327,98 @@ describe('public sharing', () => {
       const token = await share(noteId);
       await owner.patch(`/api/notes/${noteId}`, { title: 'Final' });
       assert.equal((await visitor(server).get(`/api/shared/${token}`)).body.title, 'Final');
+    });
+  });
+
+  describe('GET /api/shared/:token/attachment/:attachmentId', () => {
+    async function attachImage(noteId: string, name = 'photo.png'): Promise<{ id: string; bytes: Buffer }> {
+      const bytes = await sharp({ create: { width: 480, height: 320, channels: 3, background: '#2a9d8f' } })
+        .png()
+        .toBuffer();
+      const body = new FormData();
+      body.append('file', new Blob([bytes], { type: 'image/png' }), name);
+      const response = await owner.request('POST', `/api/notes/${noteId}/attachments`, { body });
+      assert.equal(response.status, 201, response.text);
+      return { id: response.body.id, bytes };
+    }
+
+    async function download(path: string, headers: Record<string, string> = {}) {
+      const response = await fetch(new URL(path, server.url), {
+        headers: { 'x-forwarded-for': '192.0.2.200', ...headers },
+      });
+      return {
+        status: response.status,
+        headers: response.headers,
+        bytes: Buffer.from(await response.arrayBuffer()),
+      };
+    }
+
+    it('sends the image with the attachment download headers (D-ATT-4), without authentication', async () => {
+      const noteId = await createNote();
+      const token = await share(noteId);
+      const image = await attachImage(noteId, 'lake.png');
+      const response = await download(`/api/shared/${token}/attachment/${image.id}`);
+      assert.equal(response.status, 200);
+      assert.deepEqual(response.bytes, image.bytes);
+      assert.equal(response.headers.get('content-type'), 'image/png');
+      assert.equal(response.headers.get('content-length'), String(image.bytes.length));
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      assert.match(response.headers.get('content-disposition')!, /^inline; filename="lake.png"/);
+      assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+      const etag = response.headers.get('etag')!;
+      assert.ok(etag);
+      const again = await download(`/api/shared/${token}/attachment/${image.id}`, { 'if-none-match': etag });
+      assert.equal(again.status, 304);
+    });
+
+    it('sends the WebP thumbnail with thumb=1', async () => {
+      const noteId = await createNote();
+      const token = await share(noteId);
+      const image = await attachImage(noteId);
+      const response = await download(`/api/shared/${token}/attachment/${image.id}?thumb=1`);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), 'image/webp');
+      const meta = await sharp(response.bytes).metadata();
+      assert.equal(meta.format, 'webp');
+      assert.ok(meta.width! <= 200);
+      assert.equal((await download(`/api/shared/${token}/attachment/${image.id}?thumb=2`)).status, 400);
+    });
+
+    it("answers 404 for another note's attachment through a valid token", async () => {
+      const shared = await createNote();
+      const token = await share(shared);
+      await attachImage(shared);
+      const other = await createNote();
+      await share(other);
+      const foreign = await attachImage(other);
+      for (const query of ['', '?thumb=1']) {
+        const response = await visitor(server).get(`/api/shared/${token}/attachment/${foreign.id}${query}`);
+        assert.equal(response.status, 404);
+        assert.equal(response.body.code, 'attachment_not_found');
+      }
+    });
+
+    it('answers 404 for an unknown attachment id and a token that is unknown, revoked, trashed or deleted', async () => {
+      const noteId = await createNote();
+      const token = await share(noteId);
+      const image = await attachImage(noteId);
+      const path = (t: string, id = image.id) => `/api/shared/${t}/attachment/${id}`;
+      assert.equal((await visitor(server).get(path(token, randomUUID()))).status, 404);
+      assert.equal((await visitor(server).get(path(token, 'not-an-id'))).status, 404);
+      assert.equal((await visitor(server).get(path('D'.repeat(43)))).status, 404);
+
+      await owner.patch(`/api/notes/${noteId}`, { trashed: true });
+      assert.equal((await visitor(server).get(path(token))).body.code, 'share_not_found');
+      await owner.patch(`/api/notes/${noteId}`, { trashed: false });
+      assert.equal((await download(path(token))).status, 200);
+
+      await owner.delete(`/api/notes/${noteId}/share`);
+      assert.equal((await visitor(server).get(path(token))).status, 404);
+      const renewed = await share(noteId);
+      await owner.delete(`/api/notes/${noteId}`);
+      const gone = await visitor(server).get(path(renewed));
+      assert.equal(gone.status, 404);
+      assert.equal(gone.headers.get('cache-control'), 'no-store');
     });
   });
 
@@ -437,6 +533,7 @@ describe('public sharing', () => {
             size: 1,
             thumbnail_path: 'thumbnails/with-thumb.webp',
             created_at: 1,
+            sha256: 'rows only, no files',
           },
           {
             id: 'no-thumb',
@@ -446,6 +543,7 @@ describe('public sharing', () => {
             size: 1,
             thumbnail_path: null,
             created_at: 2,
+            sha256: 'rows only, no files',
           },
         ])
         .execute();
@@ -502,13 +600,14 @@ describe('rate limits on shared notes (D-SHARE-2)', () => {
 
   describe('without TRUST_PROXY', () => {
     let server: TestServer;
+    let token: string;
     before(async () => {
       server = await startServer();
+      token = await sharedToken(server);
     });
     after(() => server.close());
 
     it('allows 60 requests a minute to the JSON and the page together, then answers 429 with Retry-After', async () => {
-      const token = await sharedToken(server);
       const client = new TestClient(server.url);
       for (let i = 0; i < 60; i++) {
         // Different X-Forwarded-For values do not matter: the proxy is not trusted.
@@ -530,6 +629,19 @@ describe('rate limits on shared notes (D-SHARE-2)', () => {
       assert.ok(Number(page.headers.get('retry-after')) > 0);
       assert.match(page.headers.get('content-type')!, /^text\/html/);
       assert.match(page.text, /Too many requests/);
+    });
+
+    it('counts the public attachment endpoint apart: 300 a minute, then 429 with Retry-After', async () => {
+      // Runs after the test above used up the page budget of this IP: images have their own.
+      const client = new TestClient(server.url);
+      // Any answer counts, so a missing attachment keeps the loop cheap.
+      const path = `/api/shared/${token}/attachment/${randomUUID()}`;
+      for (let i = 0; i < 300; i++) assert.equal((await client.get(path)).status, 404, `request ${i + 1}`);
+      const limited = await client.get(path);
+      assert.equal(limited.status, 429);
+      assert.equal(limited.body.code, 'rate_limited');
+      assert.ok(Number(limited.headers.get('retry-after')) > 0);
+      assert.equal(limited.headers.get('ratelimit-limit'), '300');
     });
   });
 

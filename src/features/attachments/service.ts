@@ -76,6 +76,31 @@ function keysOf(row: Pick<AttachmentRow, 'id' | 'thumbnail_path'>): string[] {
   return row.thumbnail_path ? [fileKey(row.id), row.thumbnail_path] : [fileKey(row.id)];
 }
 
+/**
+ * The attachment if it is on that note (the caller has checked access to the note), else 404:
+ * another note's attachment is 404 too (D-ATT-4). Used by note owners' and public share routes.
+ */
+export async function attachmentOnNote(db: Db, noteId: string, attachmentId: string): Promise<AttachmentRow> {
+  const row = await store.findAttachment(db, noteId, attachmentId.toLowerCase());
+  if (!row) throw errors.notFound('attachment_not_found', 'Attachment not found');
+  return row;
+}
+
+/** An attachment's file, or its thumbnail (404 when it has none), as `sendStoredFile` sends it. */
+export function storedFileOf(row: AttachmentRow, thumbnail: boolean): StoredFile {
+  if (!thumbnail) {
+    return { key: fileKey(row.id), mimeType: row.mime_type, filename: row.filename, etag: `"${row.sha256}"` };
+  }
+  if (!row.thumbnail_path) throw errors.notFound('thumbnail_not_found', 'This attachment has no thumbnail');
+  return {
+    key: row.thumbnail_path,
+    mimeType: 'image/webp',
+    filename: thumbnailFilename(row.filename),
+    // A thumbnail never changes for its attachment, so the file's hash names it too.
+    etag: `"${row.sha256}-thumbnail"`,
+  };
+}
+
 export function createAttachmentsService(deps: AttachmentsDeps) {
   const { db, clock, storage, log } = deps;
 
@@ -90,9 +115,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
 
   async function findOnNote(actor: Actor, noteId: string, attachmentId: string): Promise<AttachmentRow> {
     const { note } = await requireNoteAccess(db, actor, noteId, 'read');
-    const row = await store.findAttachment(db, note.id, attachmentId.toLowerCase());
-    if (!row) throw errors.notFound('attachment_not_found', 'Attachment not found');
-    return row;
+    return attachmentOnNote(db, note.id, attachmentId);
   }
 
   return {
@@ -151,24 +174,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
 
     /** The file or its thumbnail (D-ATT-4); 404 when either is not on that note. */
     async find(actor: Actor, noteId: string, attachmentId: string, thumbnail: boolean): Promise<StoredFile> {
-      const row = await findOnNote(actor, noteId, attachmentId);
-      if (!thumbnail) {
-        return {
-          key: fileKey(row.id),
-          mimeType: row.mime_type,
-          filename: row.filename,
-          etag: `"${row.sha256}"`,
-        };
-      }
-      if (!row.thumbnail_path)
-        throw errors.notFound('thumbnail_not_found', 'This attachment has no thumbnail');
-      return {
-        key: row.thumbnail_path,
-        mimeType: 'image/webp',
-        filename: thumbnailFilename(row.filename),
-        // A thumbnail never changes for its attachment, so the file's hash names it too.
-        etag: `"${row.sha256}-thumbnail"`,
-      };
+      return storedFileOf(await findOnNote(actor, noteId, attachmentId), thumbnail);
     },
 
     /** Opens a stored file; a row whose file has gone (see sweepOrphans) answers 404. */
@@ -183,8 +189,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
     async remove(actor: Actor, noteId: string, attachmentId: string): Promise<void> {
       const row = await db.transaction().execute(async (trx) => {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
-        const found = await store.findAttachment(trx, note.id, attachmentId.toLowerCase());
-        if (!found) throw errors.notFound('attachment_not_found', 'Attachment not found');
+        const found = await attachmentOnNote(trx, note.id, attachmentId);
         await store.deleteAttachment(trx, found.id);
         await bumpNoteVersion(trx, note, clock.now());
         return found;

@@ -46,3 +46,10 @@ export interface SharedNote extends Omit<Static<typeof SharedNote>, 'attachments
  * 404, not 400. The router already caps path parameters at 200 characters.
  */
 export const TokenParams = Type.Object({ token: Type.String() });
+
+/** Any attachment id: one that is not on the shared note is 404 whatever its shape. */
+export const SharedAttachmentParams = Type.Object({ token: Type.String(), attachmentId: Type.String() });
+
+export const SharedAttachmentQuery = Type.Object({
+  thumb: Type.Optional(Type.Literal('1', { description: 'Send the WebP thumbnail instead of the image' })),
+});

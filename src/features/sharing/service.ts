@@ -3,6 +3,7 @@ import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { AppError, errors } from '../../errors.js';
+import { attachmentOnNote, type StoredFile, storedFileOf } from '../attachments/service.js';
 import { requireNoteAccess } from '../notes/permissions.js';
 import type { NoteColor } from '../notes/schemas.js';
 import type { AttachmentRow, NoteRow } from '../notes/store.js';
@@ -101,6 +102,12 @@ export function createSharingService({ db, clock }: SharingDeps) {
       const note = await sharedNoteRow(token);
       const attachments = (await attachmentsByNote(db, [note.id])).get(note.id) ?? [];
       return publicView(note, attachments);
+    },
+
+    /** An image of the shared note, or its thumbnail; any other note's attachment is 404. */
+    async sharedAttachment(token: string, attachmentId: string, thumbnail: boolean): Promise<StoredFile> {
+      const note = await sharedNoteRow(token);
+      return storedFileOf(await attachmentOnNote(db, note.id, attachmentId), thumbnail);
     },
   };
 }
