@@ -25,11 +25,11 @@ export interface SharedNoteView {
   thumbnails: ReadonlySet<string>;
 }
 
-export function shareUrl(origin: string, token: string): string {
+function shareUrl(origin: string, token: string): string {
   return `${origin}/s/${token}`;
 }
 
-export const shareNotFound = () =>
+const shareNotFound = () =>
   errors.notFound('share_not_found', 'This shared note does not exist or is no longer shared');
 
 /**
