@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -13,6 +14,9 @@ import { AppError } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
+import { attachmentRoutes } from './features/attachments/routes.js';
+import { createAttachmentsService, type Logger } from './features/attachments/service.js';
+import { LocalDiskStorage } from './features/attachments/storage.js';
 import { authRoutes } from './features/auth/routes.js';
 import { UserProfile } from './features/auth/schemas.js';
 import { createAuthService } from './features/auth/service.js';
@@ -28,6 +32,9 @@ import { createNotesService } from './features/notes/service.js';
 import { newestUpdate } from './features/notes/store.js';
 import { searchRoutes } from './features/search/routes.js';
 import { createSearchService } from './features/search/service.js';
+import { sharingRoutes } from './features/sharing/routes.js';
+import { PublicAttachment, SharedNote, ShareLink } from './features/sharing/schemas.js';
+import { createSharingService } from './features/sharing/service.js';
 import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { userRoutes } from './features/users/routes.js';
@@ -43,20 +50,29 @@ import { APP_VERSION } from './version.js';
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
+export function buildServices(deps: { db: Db; clock: Clock; config: Config; log: Logger }) {
+  const attachments = createAttachmentsService({
+    db: deps.db,
+    clock: deps.clock,
+    storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
+    uploadDir: path.join(deps.config.dataDir, 'uploads'),
+    log: deps.log,
+  });
   const notes = createNotesService({
     db: deps.db,
     clock: deps.clock,
     trashRetentionDays: deps.config.trashRetentionDays,
-    notesDeleted: [],
+    notesDeleted: [attachments.deleteFilesOf],
   });
   return {
     auth: createAuthService(deps),
     users: createUsersService({ ...deps, notes }),
     notes,
+    attachments,
     collaborators: createCollaboratorsService(deps),
     search: createSearchService(deps),
     tags: createTagsService(deps),
+    sharing: createSharingService(deps),
     apiKeys: createApiKeysService(deps),
     mcpSessions: createMcpSessionsService(deps),
   };
@@ -115,7 +131,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
-  app.decorate('services', buildServices({ db: database.db, clock, config }));
+  app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log }));
   app.addHook('onClose', async () => database.close());
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
@@ -131,6 +147,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     UserSummary,
     Collaborator,
     ApiKey,
+    ShareLink,
+    PublicAttachment,
+    SharedNote,
   ]) {
     app.addSchema(schema);
   }
@@ -185,9 +204,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authRoutes);
   await app.register(userRoutes);
   await app.register(noteRoutes);
+  await app.register(attachmentRoutes);
   await app.register(collaboratorRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
+  await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
 

@@ -191,6 +191,7 @@ describe('DELETE /api/users/{id} removes the user and everything they own (D-AUT
         size: 3,
         thumbnail_path: null,
         created_at: Date.now(),
+        sha256: '',
       })
       .execute();
 

@@ -68,8 +68,11 @@ export interface AttachmentsTable {
   filename: string;
   mime_type: string;
   size: number;
+  /** Storage key of the WebP thumbnail, e.g. `thumbnails/<id>.webp` (D-ATT-2). */
   thumbnail_path: string | null;
   created_at: number;
+  /** SHA-256 (hex) of the file's bytes; its ETag (D-ATT-4). */
+  sha256: string;
 }
 
 export interface ApiKeysTable {
@@ -92,6 +95,14 @@ export interface McpSessionsTable {
   last_used_at: number;
 }
 
+export interface ShareLinksTable {
+  /** One link per note; deleting the note deletes the link (D-SHARE-3). */
+  note_id: string;
+  /** 32 random bytes, base64url (D-SHARE-1). */
+  token: string;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -103,4 +114,5 @@ export interface Database {
   attachments: AttachmentsTable;
   api_keys: ApiKeysTable;
   mcp_sessions: McpSessionsTable;
+  share_links: ShareLinksTable;
 }

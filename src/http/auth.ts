@@ -113,11 +113,15 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
   });
 });
 
+/** This server's origin as the request reached it (honouring X-Forwarded-* only under TRUST_PROXY). */
+export function requestOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
 /** An unsafe request whose Origin is present must come from this server or PUBLIC_URL. */
 export function assertSameOrigin(request: FastifyRequest, publicUrl: string | null): void {
   const origin = request.headers.origin;
   if (origin === undefined) return;
-  const own = `${request.protocol}://${request.host}`;
-  if (origin === own || origin === publicUrl) return;
+  if (origin === requestOrigin(request) || origin === publicUrl) return;
   throw new AppError(403, 'cross_origin', 'Cross-origin requests may not change data');
 }
