@@ -61,7 +61,8 @@ function startServer(corpus: CorpusName): Promise<ServerProcess> {
   const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   return startProcess(
     [...profiling, path.join(root, 'dist', 'main.js')],
-    { DATA_DIR: path.join(workDir, corpus), LOG_LEVEL: 'warn' },
+    // TRUST_PROXY lets the shared-note scenario appear as many clients (see scenarios.ts).
+    { DATA_DIR: path.join(workDir, corpus), LOG_LEVEL: 'warn', TRUST_PROXY: '127.0.0.1' },
     '/api/health',
   );
 }
@@ -124,6 +125,7 @@ async function runCorpus(corpus: CorpusName, seeded: SeedResult, scenarios: Scen
     const context: ScenarioContext = {
       seed: SEED,
       activeIds: seeded.activeIds,
+      imageNoteIds: seeded.imageNoteIds,
       api: apiClient(server.url, cookie),
     };
     // Every request is prepared, and the ceiling's bodies captured, before any write scenario runs.

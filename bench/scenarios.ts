@@ -11,6 +11,8 @@ export interface ScenarioContext {
   seed: number;
   /** Ids of the notes in the default list, in corpus order. */
   activeIds: string[];
+  /** Ids of the notes with an image attachment. */
+  imageNoteIds: string[];
   /** Calls the server as the signed-in owner (before any load), e.g. to create a share link. */
   api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
@@ -105,4 +107,38 @@ export const SCENARIOS: Scenario[] = [
   search('rare word', RARE_WORD),
   search('prefix', 'proj'),
   search('two words', 'meeting budget'),
+  {
+    name: 'GET /api/shared/{token}',
+    corpus: 'notes',
+    connections: 10,
+    request: async ({ api, imageNoteIds, activeIds }) => {
+      const noteId = imageNoteIds[0] ?? activeIds[0];
+      const { token } = await api<{ token: string }>('POST', `/api/notes/${noteId}/share`);
+      // D-SHARE-2 allows 60 requests a minute per client IP. Each request comes from its own
+      // address, as the readers of a shared note would (the server trusts 127.0.0.1 as a proxy).
+      let n = 0;
+      return {
+        method: 'GET',
+        path: `/api/shared/${token}`,
+        next: () => {
+          n++;
+          return { headers: { 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` } };
+        },
+      };
+    },
+  },
+  {
+    name: 'GET /api/notes/{id}/attachments?attachmentId=…&thumb=1',
+    corpus: 'notes',
+    connections: 10,
+    request: async ({ api, imageNoteIds }) => {
+      const noteId = imageNoteIds[0];
+      if (!noteId) throw new Error('the corpus has no note with an image');
+      const [attachment] = await api<{ id: string }[]>('GET', `/api/notes/${noteId}/attachments`);
+      return {
+        method: 'GET',
+        path: `/api/notes/${noteId}/attachments?attachmentId=${attachment!.id}&thumb=1`,
+      };
+    },
+  },
 ];

@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
 import { type Actor, sessionActor } from '../src/actor.js';
 import { buildServices } from '../src/app.js';
 import { MonotonicClock } from '../src/clock.js';
@@ -25,6 +29,8 @@ export interface SeedResult {
   ms: number;
   /** Ids of notes in the default list (neither archived nor trashed), in corpus order. */
   activeIds: string[];
+  /** Ids of the notes that got an image ('service' mode only), in corpus order. */
+  imageNoteIds: string[];
 }
 
 const BATCH_SIZE = 1_000;
@@ -42,6 +48,14 @@ function noteInput(note: CorpusNote): NoteInput {
   };
 }
 
+/** A small JPEG whose colour comes from the note id, so the same corpus gives the same images. */
+async function imageFor(noteId: string): Promise<Buffer> {
+  const [r, g, b] = createHash('sha256').update(noteId).digest();
+  return sharp({ create: { width: 640, height: 480, channels: 3, background: { r: r!, g: g!, b: b! } } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
+}
+
 /**
  * Creates a fresh DATA_DIR with an owner and `count` corpus notes, written through the app's own
  * services (tags, search index and field clock included), before any server runs on it.
@@ -52,8 +66,14 @@ export async function seedDataDir(dataDir: string, options: SeedOptions): Promis
   const database = await openDatabase(config.dataDir);
   const { db } = database;
   const clock = new MonotonicClock();
-  const services = buildServices({ db, clock, config });
+  const services = buildServices({
+    db,
+    clock,
+    config,
+    log: { warn: (details, message) => console.warn(message, details) },
+  });
   const activeIds: string[] = [];
+  const imageNoteIds: string[] = [];
   try {
     await services.auth.setup({ password: BENCH_PASSWORD });
     const owner = await findOwner(db);
@@ -81,6 +101,17 @@ export async function seedDataDir(dataDir: string, options: SeedOptions): Promis
       if (!note.archived && !note.trashed) activeIds.push(note.id);
       if (options.mode === 'service') {
         await services.notes.create(actor, noteInput(note));
+        if (note.withImage) {
+          // The same path as an upload: the service checks the image, makes the thumbnail, stores both.
+          const bytes = await imageFor(note.id);
+          await services.attachments.add(actor, note.id, async (directory) => {
+            const file = path.join(directory, 'photo.jpg');
+            await fs.writeFile(file, bytes);
+            const sha256 = createHash('sha256').update(bytes).digest('hex');
+            return { file: { path: file, filename: 'photo.jpg', size: bytes.length, sha256 } };
+          });
+          imageNoteIds.push(note.id);
+        }
         continue;
       }
       batch.push(note);
@@ -90,5 +121,5 @@ export async function seedDataDir(dataDir: string, options: SeedOptions): Promis
   } finally {
     await database.close();
   }
-  return { count: options.count, ms: performance.now() - started, activeIds };
+  return { count: options.count, ms: performance.now() - started, activeIds, imageNoteIds };
 }
