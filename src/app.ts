@@ -20,6 +20,8 @@ import { createNotesService } from './features/notes/service.js';
 import { newestUpdate } from './features/notes/store.js';
 import { searchRoutes } from './features/search/routes.js';
 import { createSearchService } from './features/search/service.js';
+import { syncRoutes } from './features/sync/routes.js';
+import { createSyncService } from './features/sync/service.js';
 import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { userRoutes } from './features/users/routes.js';
@@ -47,6 +49,7 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
     notes,
     search: createSearchService(deps),
     tags: createTagsService(deps),
+    sync: createSyncService({ db: deps.db, clock: deps.clock, notes }),
   };
 }
 export type Services = ReturnType<typeof buildServices>;
@@ -155,16 +158,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(noteRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
+  await app.register(syncRoutes);
 
   startMaintenance(app);
   return app;
 }
 
-/** Trash retention and session clean-up: at start-up, then hourly (D-NOTE-4). */
+/** Trash retention, tombstone and session clean-up: at start-up, then hourly (D-NOTE-4, D-SYNC-3). */
 function startMaintenance(app: FastifyInstance): void {
   const run = async () => {
     try {
       const purged = await app.services.notes.purgeExpiredTrash();
+      await app.services.sync.purgeExpiredTombstones();
       await app.services.auth.deleteExpiredSessions();
       if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');
     } catch (err) {

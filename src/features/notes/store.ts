@@ -184,6 +184,14 @@ export async function userIdsWithAccess(db: Db, note: NoteRow): Promise<number[]
   return [note.owner_id, ...collaborators.map((c) => c.user_id)];
 }
 
+export async function deleteCollaborator(db: Db, noteId: string, userId: number): Promise<void> {
+  await db
+    .deleteFrom('note_collaborators')
+    .where('note_id', '=', noteId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
 export async function recordTombstones(
   db: Db,
   tombstones: readonly { noteId: string; userId: number }[],
