@@ -24,40 +24,41 @@ interface BatchChange {
 }
 
 /**
- * What the batch itself says about each (note, field): the timestamps at which it sets it, and
- * which change sets it last at a given timestamp. Used so that a device's own edits never count
- * as "someone else's" and a batch pushed twice changes nothing the second time.
+ * What the batch itself sets: for each (note, field, timestamp) the values and which change
+ * sets it last. Used so that a device's own edits never count as "someone else's", and a batch
+ * pushed twice changes nothing the second time.
  */
 export class BatchFields {
-  private readonly stamps = new Map<string, Set<number>>();
-  private readonly lastAtStamp = new Map<string, number>();
+  private readonly sets = new Map<string, { values: unknown[]; last: number }>();
 
   constructor(changes: readonly BatchChange[]) {
     for (const index of applyOrder(changes)) {
       const change = changes[index]!;
       for (const field of NOTE_FIELD_NAMES) {
-        if (change.data?.[field] === undefined) continue;
-        const key = BatchFields.key(change.noteId, field);
-        const set = this.stamps.get(key) ?? new Set<number>();
-        set.add(change.timestamp);
-        this.stamps.set(key, set);
-        this.lastAtStamp.set(`${key}\u0000${change.timestamp}`, index);
+        const value = change.data?.[field];
+        if (value === undefined) continue;
+        const key = BatchFields.key(change.noteId, field, change.timestamp);
+        const entry = this.sets.get(key);
+        if (entry) {
+          entry.values.push(value);
+          entry.last = index;
+        } else this.sets.set(key, { values: [value], last: index });
       }
     }
   }
 
-  private static key(noteId: string, field: NoteField): string {
-    return `${noteId.toLowerCase()}\u0000${field}`;
+  private static key(noteId: string, field: NoteField, timestamp: number): string {
+    return `${noteId.toLowerCase()}\u0000${field}\u0000${timestamp}`;
   }
 
-  /** Whether a value stamped `stampedAt` on this note and field may have come from this batch. */
-  sets(noteId: string, field: NoteField, stampedAt: number): boolean {
-    return this.stamps.get(BatchFields.key(noteId, field))?.has(stampedAt) ?? false;
+  /** Whether this batch sets the field to this value at this timestamp (the stored value is ours). */
+  wrote(noteId: string, field: NoteField, stampedAt: number, value: unknown): boolean {
+    return this.sets.get(BatchFields.key(noteId, field, stampedAt))?.values.includes(value) ?? false;
   }
 
   /** Whether a later change of the batch sets the same field at the same timestamp (it wins the tie). */
   overriddenAtTie(index: number, noteId: string, field: NoteField, timestamp: number): boolean {
-    const last = this.lastAtStamp.get(`${BatchFields.key(noteId, field)}\u0000${timestamp}`);
+    const last = this.sets.get(BatchFields.key(noteId, field, timestamp))?.last;
     return last !== undefined && last !== index;
   }
 }
@@ -109,7 +110,8 @@ export function mergeChange(input: MergeInput): MergeDecision {
     if (batch.overriddenAtTie(input.index, noteId, field, timestamp)) continue;
     const storedAt = history.stampedAt[field];
     const differs = value !== stored[field];
-    const keepsText = TEXT_FIELDS.has(field) && differs && !batch.sets(noteId, field, storedAt);
+    const keepsText =
+      TEXT_FIELDS.has(field) && differs && !batch.wrote(noteId, field, storedAt, stored[field]);
     if (storedAt > timestamp) {
       staleFields++;
       if (keepsText && value !== '') {
