@@ -177,7 +177,7 @@ describe('GET /api/sync/deleted', () => {
     assert.equal((await owner.get(`/api/sync/deleted?since=${clock.now() - 89 * DAY}`)).status, 200);
   });
 
-  it('forgets tombstones after 90 days through the maintenance job', async () => {
+  it('keeps tombstones for 90 days, then forgets them (D-SYNC-3)', async () => {
     const note = (await owner.post('/api/notes', { title: 'ancient' })).body;
     const deletedAt = clock.now();
     await owner.delete(`/api/notes/${note.id}`);
@@ -193,6 +193,31 @@ describe('GET /api/sync/deleted', () => {
     assert.equal(response.status, 410);
     const rows = await server.app.db.selectFrom('note_tombstones').select('note_id').execute();
     assert.ok(!rows.some((t) => t.note_id === note.id));
+  });
+});
+
+describe('maintenance job', () => {
+  it('forgets tombstones older than 90 days at start-up (startMaintenance)', async () => {
+    const clock = new ManualClock(T0);
+    const first = await startServer({ clock });
+    const owner = await setupOwner(first.url);
+    const old = (await owner.post('/api/notes', { title: 'old' })).body;
+    const recent = (await owner.post('/api/notes', { title: 'recent' })).body;
+    await owner.delete(`/api/notes/${old.id}`);
+    clock.advance(20 * DAY);
+    await owner.delete(`/api/notes/${recent.id}`);
+    await first.close({ keepData: true });
+    clock.advance(75 * DAY);
+    const second = await startServer({ clock, dataDir: first.dataDir });
+    try {
+      const rows = await second.app.db.selectFrom('note_tombstones').select('note_id').execute();
+      assert.deepEqual(
+        rows.map((r) => r.note_id),
+        [recent.id],
+      );
+    } finally {
+      await second.close();
+    }
   });
 });
 
@@ -423,6 +448,24 @@ describe('POST /api/sync: applying changes', () => {
     assert.equal(await noteOf(owner, id), undefined);
     const deleted = (await owner.get(`/api/sync/deleted?since=${since}`)).body;
     assert.ok(deleted.some((t: any) => t.id === id));
+  });
+
+  it('recomputes tags when a sync change edits title or content (D-TAG-2)', async () => {
+    const id = randomUUID();
+    await push(owner, [
+      { noteId: id, operation: 'create', timestamp: T0, data: { title: 'plan #work' } },
+      { noteId: id, operation: 'update', timestamp: T0 + 1, data: { content: 'see #home' } },
+    ]);
+    assert.deepEqual((await noteOf(owner, id)).tags, ['home', 'work']);
+  });
+
+  it('tells the collaborators too when the owner deletes a shared note through sync', async () => {
+    const note = (await owner.post('/api/notes', { title: 'shared, then deleted by sync' })).body;
+    await shareNote(server.app, note.id, other.userId, clock.now());
+    const since = clock.now();
+    await push(owner, [{ noteId: note.id, operation: 'delete', timestamp: T0 }]);
+    const theirs = (await other.client.get(`/api/sync/deleted?since=${since}`)).body;
+    assert.ok(theirs.some((t: any) => t.id === note.id));
   });
 
   it('lets delete win: a later update or create of a deleted note is skipped as deleted (D-SYNC-6)', async () => {
