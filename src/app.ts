@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -10,21 +11,36 @@ import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/connection.js';
 import { AppError } from './errors.js';
+import { apiKeyRoutes } from './features/apiKeys/routes.js';
+import { ApiKey } from './features/apiKeys/schemas.js';
+import { createApiKeysService } from './features/apiKeys/service.js';
+import { attachmentRoutes } from './features/attachments/routes.js';
+import { createAttachmentsService, type Logger } from './features/attachments/service.js';
+import { LocalDiskStorage } from './features/attachments/storage.js';
 import { authRoutes } from './features/auth/routes.js';
 import { UserProfile } from './features/auth/schemas.js';
 import { createAuthService } from './features/auth/service.js';
+import { collaboratorRoutes } from './features/collaborators/routes.js';
+import { Collaborator } from './features/collaborators/schemas.js';
+import { createCollaboratorsService } from './features/collaborators/service.js';
 import { healthRoutes } from './features/health/routes.js';
+import { mcpRoutes } from './features/mcp/routes.js';
+import { createMcpSessionsService } from './features/mcp/service.js';
 import { noteRoutes } from './features/notes/routes.js';
 import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
 import { newestUpdate } from './features/notes/store.js';
 import { searchRoutes } from './features/search/routes.js';
 import { createSearchService } from './features/search/service.js';
+import { sharingRoutes } from './features/sharing/routes.js';
+import { PublicAttachment, SharedNote, ShareLink } from './features/sharing/schemas.js';
+import { createSharingService } from './features/sharing/service.js';
 import { syncRoutes } from './features/sync/routes.js';
 import { createSyncService } from './features/sync/service.js';
 import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { userRoutes } from './features/users/routes.js';
+import { UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
 import { authPlugin } from './http/auth.js';
 import { registerErrorHandling } from './http/errorHandler.js';
@@ -36,19 +52,31 @@ import { APP_VERSION } from './version.js';
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export function buildServices(deps: { db: Db; clock: Clock; config: Config }) {
+export function buildServices(deps: { db: Db; clock: Clock; config: Config; log: Logger }) {
+  const attachments = createAttachmentsService({
+    db: deps.db,
+    clock: deps.clock,
+    storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
+    uploadDir: path.join(deps.config.dataDir, 'uploads'),
+    log: deps.log,
+  });
   const notes = createNotesService({
     db: deps.db,
     clock: deps.clock,
     trashRetentionDays: deps.config.trashRetentionDays,
-    notesDeleted: [],
+    notesDeleted: [attachments.deleteFilesOf],
   });
   return {
     auth: createAuthService(deps),
-    users: createUsersService(deps),
+    users: createUsersService({ ...deps, notes }),
     notes,
+    attachments,
+    collaborators: createCollaboratorsService(deps),
     search: createSearchService(deps),
     tags: createTagsService(deps),
+    sharing: createSharingService(deps),
+    apiKeys: createApiKeysService(deps),
+    mcpSessions: createMcpSessionsService(deps),
     sync: createSyncService({ db: deps.db, clock: deps.clock, notes }),
   };
 }
@@ -67,11 +95,14 @@ export interface BuildOptions {
   clock?: Clock;
   /** Overrides Fastify's logger option (tests pass false). */
   logger?: FastifyServerOptions['logger'];
+  /** Sends the configured (redacting) logger to this stream instead of stdout. */
+  logStream?: NodeJS.WritableStream;
 }
 
-function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
+    ...(stream ? { stream } : {}),
     // D-OPS-4: credentials never reach the log, wherever they appear.
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
@@ -93,7 +124,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const clock = options.clock ?? new MonotonicClock(await newestUpdate(database.db));
 
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config),
+    logger: options.logger ?? loggerOptions(config, options.logStream),
     // Fastify accepts a hop count at run time; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string[],
     bodyLimit: JSON_BODY_LIMIT,
@@ -103,12 +134,28 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
-  app.decorate('services', buildServices({ db: database.db, clock, config }));
+  app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log }));
   app.addHook('onClose', async () => database.close());
 
+  // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
+  app.removeContentTypeParser('text/plain');
   registerValidation(app);
   registerErrorHandling(app);
-  for (const schema of [ErrorBody, Success, Attachment, Note, UserProfile]) app.addSchema(schema);
+  for (const schema of [
+    ErrorBody,
+    Success,
+    Attachment,
+    Note,
+    UserProfile,
+    UserSummary,
+    Collaborator,
+    ApiKey,
+    ShareLink,
+    PublicAttachment,
+    SharedNote,
+  ]) {
+    app.addSchema(schema);
+  }
 
   await app.register(helmet, {
     // JSON API: nothing here is a document to run scripts in. Pages (docs, share) set their own.
@@ -149,28 +196,41 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.swagger(),
   );
 
-  await app.register(authPlugin, { auth: app.services.auth, publicUrl: config.publicUrl });
+  await app.register(authPlugin, {
+    auth: app.services.auth,
+    publicUrl: config.publicUrl,
+    bearer: app.services.apiKeys.authenticate,
+  });
 
   // Features, one line each.
   await app.register(healthRoutes);
   await app.register(authRoutes);
   await app.register(userRoutes);
   await app.register(noteRoutes);
+  await app.register(attachmentRoutes);
+  await app.register(collaboratorRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
   await app.register(syncRoutes);
+  await app.register(sharingRoutes);
+  await app.register(apiKeyRoutes);
+  await app.register(mcpRoutes);
 
   startMaintenance(app);
   return app;
 }
 
-/** Trash retention, tombstone and session clean-up: at start-up, then hourly (D-NOTE-4, D-SYNC-3). */
+/**
+ * Trash retention, tombstone and session (web and MCP) clean-up: at start-up, then hourly
+ * (D-NOTE-4, D-SYNC-3).
+ */
 function startMaintenance(app: FastifyInstance): void {
   const run = async () => {
     try {
       const purged = await app.services.notes.purgeExpiredTrash();
       await app.services.sync.purgeExpiredTombstones();
       await app.services.auth.deleteExpiredSessions();
+      await app.services.mcpSessions.deleteIdleSessions();
       if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');
     } catch (err) {
       app.log.error({ err }, 'maintenance failed');

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type Actor, sessionActor } from '../src/actor.js';
+import { isCollaborator } from '../src/features/collaborators/store.js';
 import { NOTE_COLORS, type Note } from '../src/features/notes/schemas.js';
 import type { SyncChange } from '../src/features/sync/schemas.js';
 import type { SyncService } from '../src/features/sync/service.js';
 import { insertUser } from '../src/features/users/store.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { shareNote } from './helpers/sync.js';
 
 /**
  * Randomized convergence (issue 4): offline devices of an owner and a collaborator make random
@@ -18,8 +18,7 @@ import { shareNote } from './helpers/sync.js';
  *   server refused the change (forbidden/deleted), or a device replaced that very text knowingly;
  * - versions only grow.
  * The devices call the sync service directly (the HTTP layer has its own tests in sync.test.ts),
- * which keeps a run to milliseconds. Sharing goes through the database for now (extension point:
- * the collaboration endpoints, once they exist).
+ * which keeps a run to milliseconds; sharing goes through the collaborators service.
  */
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -256,7 +255,7 @@ class Simulation {
     return n % 2 === 0;
   }
 
-  /** The owner shares one of their notes with the collaborator (directly in the database). */
+  /** The owner shares one of their notes with the collaborator. */
   private async share(n: number): Promise<void> {
     const { notes } = await this.sync.pull(this.owner, 0);
     const candidates = notes
@@ -265,12 +264,8 @@ class Simulation {
       .sort();
     if (candidates.length === 0) return;
     const noteId = candidates[n % candidates.length]!;
-    const shared = await this.server.app.db
-      .selectFrom('note_collaborators')
-      .select('note_id')
-      .where('note_id', '=', noteId)
-      .executeTakeFirst();
-    if (!shared) await shareNote(this.server.app, noteId, this.collaborator.userId);
+    if (!(await isCollaborator(this.server.app.db, noteId, this.collaborator.userId)))
+      await this.server.app.services.collaborators.add(this.owner, noteId, this.collaborator.userId);
   }
 
   /** Sends a batch; a batch already acknowledged is a duplicate delivery (a network retry). */

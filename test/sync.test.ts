@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
-import { shareNote } from './helpers/sync.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DAY = 86_400_000;
@@ -25,6 +24,12 @@ async function push(client: TestClient, changes: Change[]) {
     reason?: string;
     conflictCopyId?: string;
   }[];
+}
+
+/** The owner shares a note through the collaboration endpoint. */
+async function share(owner: TestClient, noteId: string, userId: number) {
+  const response = await owner.post(`/api/notes/${noteId}/collaborators`, { userId });
+  assert.equal(response.status, 201, response.text);
 }
 
 async function pullAll(client: TestClient) {
@@ -106,7 +111,7 @@ describe('GET /api/sync', () => {
     const shared = (await owner.post('/api/notes', { title: 'shared' })).body;
     const since = clock.now() + 1;
     clock.advance(5000);
-    await shareNote(server.app, shared.id, other.userId, clock.now());
+    await share(owner, shared.id, other.userId);
     // Shared after `since` although last changed before it: the new collaborator still gets it.
     const response = await other.client.get(`/api/sync?since=${since}`);
     const ids = response.body.map((n: any) => n.id);
@@ -145,7 +150,7 @@ describe('GET /api/sync/deleted', () => {
   it('tells every collaborator when the owner deletes a shared note', async () => {
     const other = await createUserClient(server, 'deleted-collab@example.com');
     const note = (await owner.post('/api/notes', { title: 'shared then deleted' })).body;
-    await shareNote(server.app, note.id, other.userId, clock.now());
+    await share(owner, note.id, other.userId);
     clock.advance(1000);
     const since = clock.now();
     await owner.delete(`/api/notes/${note.id}`);
@@ -159,14 +164,14 @@ describe('GET /api/sync/deleted', () => {
   it('does not list a note that was unshared and then shared again', async () => {
     const other = await createUserClient(server, 'reshared@example.com');
     const note = (await owner.post('/api/notes', { title: 'back and forth' })).body;
-    await shareNote(server.app, note.id, other.userId, clock.now());
+    await share(owner, note.id, other.userId);
     const since = clock.now();
     await push(other.client, [{ noteId: note.id, operation: 'delete', timestamp: since }]);
     assert.deepEqual(
       (await other.client.get(`/api/sync/deleted?since=${since}`)).body.map((t: any) => t.id),
       [note.id],
     );
-    await shareNote(server.app, note.id, other.userId, clock.now());
+    await share(owner, note.id, other.userId);
     assert.deepEqual((await other.client.get(`/api/sync/deleted?since=${since}`)).body, []);
   });
 
@@ -461,7 +466,7 @@ describe('POST /api/sync: applying changes', () => {
 
   it('tells the collaborators too when the owner deletes a shared note through sync', async () => {
     const note = (await owner.post('/api/notes', { title: 'shared, then deleted by sync' })).body;
-    await shareNote(server.app, note.id, other.userId, clock.now());
+    await share(owner, note.id, other.userId);
     const since = clock.now();
     await push(owner, [{ noteId: note.id, operation: 'delete', timestamp: T0 }]);
     const theirs = (await other.client.get(`/api/sync/deleted?since=${since}`)).body;
@@ -513,7 +518,7 @@ describe('POST /api/sync: applying changes', () => {
 
   it('lets a collaborator edit a shared note, and their delete only removes their own access', async () => {
     const note = (await owner.post('/api/notes', { title: 'shared list' })).body;
-    await shareNote(server.app, note.id, other.userId, clock.now());
+    await share(owner, note.id, other.userId);
     const edit = await push(other.client, [
       { noteId: note.id, operation: 'update', timestamp: clock.now() + 1, data: { content: 'milk' } },
     ]);
@@ -653,7 +658,7 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
   it("gives a collaborator's losing text to the collaborator", async () => {
     const collaborator = await createUserClient(server, 'copy-collab@example.com');
     const id = await noteWithTitle('ours', 'owner text');
-    await shareNote(server.app, id, collaborator.userId, clock.now());
+    await share(owner, id, collaborator.userId);
     await push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'owner new' } },
     ]);

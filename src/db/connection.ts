@@ -22,6 +22,10 @@ export async function openDatabase(dataDir: string): Promise<OpenDatabase> {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  // Unicode-aware lower case (SQLite's lower() only folds ASCII); see containsIgnoringCase.
+  sqlite.function('fold_case', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  );
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   await migrate(db);
   return {

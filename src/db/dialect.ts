@@ -8,3 +8,13 @@ import { type RawBuilder, sql } from 'kysely';
 export function inJsonList<T extends string | number>(values: readonly T[]): RawBuilder<T> {
   return sql<T>`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
 }
+
+/**
+ * `column` contains `needle`, ignoring case in any script; `%`, `_` and backslashes in the needle
+ * are literal. SQLite: the `fold_case` function registered in connection.ts; PostgreSQL will use
+ * `lower(column) LIKE ... ESCAPE`.
+ */
+export function containsIgnoringCase(column: string, needle: string): RawBuilder<boolean> {
+  const pattern = `%${needle.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`fold_case(${sql.ref(column)}) LIKE ${pattern} ESCAPE '\\'`;
+}

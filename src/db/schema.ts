@@ -70,7 +70,38 @@ export interface AttachmentsTable {
   filename: string;
   mime_type: string;
   size: number;
+  /** Storage key of the WebP thumbnail, e.g. `thumbnails/<id>.webp` (D-ATT-2). */
   thumbnail_path: string | null;
+  created_at: number;
+  /** SHA-256 (hex) of the file's bytes; its ETag (D-ATT-4). */
+  sha256: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: number;
+  name: string;
+  /** SHA-256 (hex) of the key; the key itself is never stored (D-KEY-1). */
+  key_hash: string;
+  key_prefix: string;
+  /** Space-separated scopes, e.g. "notes:read notes:write" (D-KEY-3). */
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface McpSessionsTable {
+  id: string;
+  key_id: string;
+  created_at: number;
+  last_used_at: number;
+}
+
+export interface ShareLinksTable {
+  /** One link per note; deleting the note deletes the link (D-SHARE-3). */
+  note_id: string;
+  /** 32 random bytes, base64url (D-SHARE-1). */
+  token: string;
   created_at: number;
 }
 
@@ -83,4 +114,7 @@ export interface Database {
   note_collaborators: NoteCollaboratorsTable;
   note_tombstones: NoteTombstonesTable;
   attachments: AttachmentsTable;
+  api_keys: ApiKeysTable;
+  mcp_sessions: McpSessionsTable;
+  share_links: ShareLinksTable;
 }

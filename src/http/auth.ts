@@ -9,9 +9,10 @@ import type { AuthService, NewSession } from '../features/auth/service.js';
  * - public: nobody needs to be signed in;
  * - optional: a session is used when present (GET /api/auth/status);
  * - session: a session cookie only (account and key management, D-KEY-2);
- * - user: a session cookie or an API key (D-KEY-2). The default.
+ * - user: a session cookie or an API key (D-KEY-2). The default;
+ * - key: an API key only (POST /api/mcp, interface rule 5).
  */
-export type AuthMode = 'public' | 'optional' | 'session' | 'user';
+export type AuthMode = 'public' | 'optional' | 'session' | 'user' | 'key';
 
 /** Turns a Bearer token into an actor; provided by the API keys feature. */
 export type BearerAuthenticator = (token: string) => Promise<Actor | null>;
@@ -79,14 +80,17 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404) return;
     const bearer = bearerToken(request);
-    // D-AUTH-5: a browser write from another site is refused before anything else. Applied to
-    // every non-Bearer write, which also covers login and setup (no login CSRF).
-    if (bearer === null && UNSAFE_METHODS.has(request.method)) assertSameOrigin(request, options.publicUrl);
     const mode: AuthMode = request.routeOptions.config.auth ?? 'user';
+    const byKey = mode === 'key' || (bearer !== null && mode === 'user');
+    // D-AUTH-5: a browser write from another site is refused before anything else. Applied to
+    // every write not authenticated by an API key, which also covers login and setup (no login
+    // CSRF) and session-only routes that a stray Authorization header must not exempt.
+    if (!byKey && UNSAFE_METHODS.has(request.method)) assertSameOrigin(request, options.publicUrl);
     if (mode === 'public') return;
 
-    if (bearer !== null && mode === 'user') {
+    if (byKey) {
       const actor = bearer && options.bearer ? await options.bearer(bearer) : null;
+      // D-MCP-2: the challenge tells clients which credential is expected.
       if (!actor) {
         throw new AppError(401, 'unauthenticated', 'The API key is missing, invalid or revoked', undefined, {
           'www-authenticate': 'Bearer',
@@ -109,11 +113,15 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
   });
 });
 
+/** This server's origin as the request reached it (honouring X-Forwarded-* only under TRUST_PROXY). */
+export function requestOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
 /** An unsafe request whose Origin is present must come from this server or PUBLIC_URL. */
 export function assertSameOrigin(request: FastifyRequest, publicUrl: string | null): void {
   const origin = request.headers.origin;
   if (origin === undefined) return;
-  const own = `${request.protocol}://${request.host}`;
-  if (origin === own || origin === publicUrl) return;
+  if (origin === requestOrigin(request) || origin === publicUrl) return;
   throw new AppError(403, 'cross_origin', 'Cross-origin requests may not change data');
 }

@@ -29,6 +29,15 @@ const FRAMEWORK_CODES: Record<string, { status: number; code: string; message?: 
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is not valid JSON' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_content_length' },
   FST_ERR_BAD_URL: { status: 400, code: 'bad_url', message: 'The URL is malformed' },
+  FST_FILES_LIMIT: { status: 413, code: 'payload_too_large', message: 'The form has too many files' },
+  FST_FIELDS_LIMIT: { status: 413, code: 'payload_too_large', message: 'The form has too many fields' },
+  FST_PARTS_LIMIT: { status: 413, code: 'payload_too_large', message: 'The form has too many parts' },
+  // @fastify/multipart answers 406 for a body that is not multipart; it is a 415.
+  FST_INVALID_MULTIPART_CONTENT_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'The body must be multipart/form-data',
+  },
 };
 
 export function errorBody(statusCode: number, code: string, message: string, details?: ErrorDetail[]) {

@@ -65,26 +65,50 @@ export async function setupOwner(baseUrl: string, extra: { email?: string; displ
   return client;
 }
 
+const ownerClients = new WeakMap<object, Promise<TestClient>>();
+
+/** A client signed in as the owner of this server: set up on first use, then reused. */
+export function ownerClientFor(server: { app: object; url: string }): Promise<TestClient> {
+  let owner = ownerClients.get(server.app);
+  if (!owner) {
+    owner = (async () => {
+      const client = new TestClient(server.url);
+      const status = await client.get('/api/auth/status');
+      if (status.body.setupRequired) return setupOwner(server.url);
+      const response = await client.post('/api/auth/login', { password: OWNER_PASSWORD });
+      if (response.status !== 200) throw new Error(`owner login failed: ${response.status} ${response.text}`);
+      return client;
+    })();
+    ownerClients.set(server.app, owner);
+  }
+  return owner;
+}
+
 /**
- * Signs in as a second, non-owner user created straight through the store (the user
- * administration endpoints belong to the collaboration issue).
+ * Creates a non-owner user through POST /api/users (as `owner`, or as the server's owner signed
+ * in with OWNER_PASSWORD, running setup first if needed) and returns a client signed in as them.
  */
 export async function createUserClient(
-  server: { app: import('fastify').FastifyInstance; url: string },
+  server: { app: object; url: string },
   email: string,
   password = 'another secret',
+  owner?: TestClient,
 ): Promise<{ client: TestClient; userId: number }> {
-  const { hashPassword } = await import('../../src/features/auth/passwords.js');
-  const { insertUser } = await import('../../src/features/users/store.js');
-  const user = await insertUser(server.app.db, {
-    email,
-    display_name: email.split('@')[0]!,
-    password_hash: await hashPassword(password),
-    is_owner: 0,
-    created_at: Date.now(),
-  });
+  const userId = await addUser(owner ?? (await ownerClientFor(server)), email, password);
   const client = new TestClient(server.url);
   const response = await client.post('/api/auth/login', { email, password });
   if (response.status !== 200) throw new Error(`login failed: ${response.status} ${response.text}`);
-  return { client, userId: user.id };
+  return { client, userId };
+}
+
+/** Creates a user through POST /api/users as `owner` without signing them in; returns the id. */
+export async function addUser(
+  owner: TestClient,
+  email: string,
+  password = 'another secret',
+  displayName = email.split('@')[0]!,
+): Promise<number> {
+  const created = await owner.post('/api/users', { email, displayName, password });
+  if (created.status !== 201) throw new Error(`user creation failed: ${created.status} ${created.text}`);
+  return created.body.id;
 }

@@ -20,19 +20,31 @@ export function tempDataDir(): string {
 
 /** Boots the real app on an ephemeral loopback port with a fresh (or given) DATA_DIR. */
 export async function startServer(
-  options: { env?: Record<string, string>; dataDir?: string; clock?: Clock } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    clock?: Clock;
+    logStream?: NodeJS.WritableStream;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
-  const app = await buildApp(config, { logger: false, clock: options.clock });
+  const app = await buildApp(config, {
+    logger: options.logStream ? undefined : false,
+    logStream: options.logStream,
+    clock: options.clock,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no TCP address');
+  let closed = false;
   return {
     app,
     url: `http://127.0.0.1:${address.port}`,
     dataDir,
     async close({ keepData = false } = {}) {
+      if (closed) return;
+      closed = true;
       await app.close();
       if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },

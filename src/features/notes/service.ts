@@ -6,8 +6,23 @@ import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { indexText } from '../search/searchText.js';
 import { extractHashtags } from '../tags/hashtags.js';
+import {
+  appendText,
+  type ChecklistItem,
+  type ChecklistSelector,
+  checklistItems,
+  pickChecklistItem,
+  setItemChecked,
+} from './contentEdits.js';
 import { requireNoteAccess } from './permissions.js';
-import type { Attachment, ListNotesQuery, Note, NoteColor, NoteInput } from './schemas.js';
+import {
+  type Attachment,
+  type ListNotesQuery,
+  MAX_CONTENT_LENGTH,
+  type Note,
+  type NoteColor,
+  type NoteInput,
+} from './schemas.js';
 import type { AttachmentRow, NoteRow } from './store.js';
 import * as store from './store.js';
 
@@ -242,22 +257,8 @@ export async function deleteNotesForGood(
   notes: readonly NoteRow[],
   now: number,
 ): Promise<AttachmentRow[]> {
-  const tombstones: { noteId: string; userId: number }[] = [];
-  for (const note of notes) {
-    for (const userId of await store.userIdsWithAccess(db, note))
-      tombstones.push({ noteId: note.id, userId });
-  }
-  await store.recordTombstones(db, tombstones, now);
+  await store.recordTombstones(db, await store.usersWithAccess(db, notes), now);
   return store.deleteNotes(db, notes);
-}
-
-/**
- * Ends a collaborator's access to a note and leaves them a tombstone, so their devices drop it
- * (D-SYNC-3). The note itself does not change.
- */
-export async function revokeNoteAccess(db: Db, noteId: string, userId: number, now: number): Promise<void> {
-  await store.deleteCollaborator(db, noteId, userId);
-  await store.recordTombstones(db, [{ noteId, userId }], now);
 }
 
 export function parseIfMatch(header: string | undefined): number | undefined {
@@ -271,8 +272,48 @@ function checkVersion(note: NoteRow, expected: number | undefined): void {
   if (expected !== undefined && expected !== note.version) throw errors.versionMismatch(note.version);
 }
 
+function checkContentLength(content: string): void {
+  if (content.length > MAX_CONTENT_LENGTH) {
+    const message = `must be at most ${MAX_CONTENT_LENGTH} characters`;
+    throw errors.validation(`The content ${message}`, [{ path: '/content', message }]);
+  }
+}
+
+function checklistProblem(problem: 'no_items' | 'not_found' | 'ambiguous', candidates: ChecklistItem[]) {
+  const listed = candidates.map((i) => `${i.index}: ${i.text}`).join('; ');
+  if (problem === 'no_items') {
+    return errors.notFound('checklist_item_not_found', 'The note has no checklist items (- [ ] lines)');
+  }
+  if (problem === 'ambiguous') {
+    return errors.badRequest('checklist_item_ambiguous', `Several checklist items match: ${listed}`);
+  }
+  return errors.notFound('checklist_item_not_found', `No such checklist item; the items are ${listed}`);
+}
+
+/** Extra narrowing for lists beyond the REST query (D-MCP-3 list_notes). */
+export interface ListNotesOptions extends ListNotesQuery {
+  pinned?: boolean;
+  limit?: number;
+}
+
 export function createNotesService(deps: NotesDeps) {
   const { db, clock } = deps;
+
+  /** Stores the fields that `compute` derives from the current note, in one transaction. */
+  async function updateWith(
+    actor: Actor,
+    noteId: string,
+    compute: (note: NoteRow) => Partial<NoteFields>,
+    ifMatch?: number,
+  ): Promise<Note> {
+    const row = await db.transaction().execute(async (trx) => {
+      const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
+      checkVersion(note, ifMatch);
+      const now = clock.now();
+      return (await applyNoteFields(trx, note, compute(note), { now, stampedAt: now })).note;
+    });
+    return noteView(db, row);
+  }
 
   async function notifyDeleted(attachments: AttachmentRow[]): Promise<void> {
     if (attachments.length === 0) return;
@@ -280,11 +321,13 @@ export function createNotesService(deps: NotesDeps) {
   }
 
   return {
-    async list(actor: Actor, query: ListNotesQuery): Promise<Note[]> {
+    async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
       const rows = await store.listNotes(db, actor.userId, {
         filter: query.filter ?? 'all',
         tag: query.tag?.toLowerCase(),
         color: query.color,
+        pinned: query.pinned,
+        limit: query.limit,
       });
       return noteViews(db, rows);
     },
@@ -313,19 +356,51 @@ export function createNotesService(deps: NotesDeps) {
     },
 
     async update(actor: Actor, noteId: string, input: NoteInput, ifMatch?: number): Promise<Note> {
-      const row = await db.transaction().execute(async (trx) => {
-        const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
-        checkVersion(note, ifMatch);
-        const now = clock.now();
-        return (await applyNoteFields(trx, note, pickNoteFields(input), { now, stampedAt: now })).note;
-      });
-      return noteView(db, row);
+      return updateWith(actor, noteId, () => pickNoteFields(input), ifMatch);
     },
 
-    async remove(actor: Actor, noteId: string, ifMatch?: number): Promise<void> {
+    /** Adds text at the end of the content, on a new line. */
+    async appendContent(actor: Actor, noteId: string, text: string): Promise<Note> {
+      return updateWith(actor, noteId, (note) => {
+        const content = appendText(note.content, text);
+        checkContentLength(content);
+        return { content };
+      });
+    },
+
+    /** Ticks or unticks one `- [ ]` line, chosen by position or text; nothing else changes. */
+    async setChecklistItem(
+      actor: Actor,
+      noteId: string,
+      selector: ChecklistSelector,
+      checked: boolean,
+    ): Promise<{ note: Note; item: ChecklistItem }> {
+      let picked: ChecklistItem | undefined;
+      const note = await updateWith(actor, noteId, (current) => {
+        const pick = pickChecklistItem(checklistItems(current.content), selector);
+        if ('problem' in pick) throw checklistProblem(pick.problem, pick.candidates);
+        picked = pick.found;
+        return { content: setItemChecked(current.content, pick.found, checked) };
+      });
+      return { note, item: { ...picked!, checked } };
+    },
+
+    /** Deletes for good (owner only); with `onlyFromTrash`, only a note already in the trash. */
+    async remove(
+      actor: Actor,
+      noteId: string,
+      ifMatch?: number,
+      options: { onlyFromTrash?: boolean } = {},
+    ): Promise<void> {
       const removed = await db.transaction().execute(async (trx) => {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
         checkVersion(note, ifMatch);
+        if (options.onlyFromTrash && note.trashed !== 1) {
+          throw errors.conflict(
+            'note_not_trashed',
+            'Only a note in the trash can be deleted; trash it first',
+          );
+        }
         return deleteNotesForGood(trx, [note], clock.now());
       });
       await notifyDeleted(removed);

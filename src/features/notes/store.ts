@@ -17,6 +17,10 @@ export function visibleNoteIds(userId: number) {
     UNION ALL SELECT note_id FROM note_collaborators WHERE user_id = ${userId})`;
 }
 
+/**
+ * One note and the user's role on it: the single-note form of visibleNoteIds (owner or
+ * collaborator, else nothing); the two must say the same. Only requireNoteAccess calls it.
+ */
 export async function findNoteWithRole(
   db: Db,
   noteId: string,
@@ -48,19 +52,22 @@ export interface ListFilter {
   filter: NoteFilter;
   tag?: string;
   color?: NoteColor;
+  pinned?: boolean;
+  limit?: number;
 }
 
 /** D-NOTE-5 filters and order: pinned first, then sortOrder ascending, then updatedAt descending. */
 export async function listNotes(
   db: Db,
   userId: number,
-  { filter, tag, color }: ListFilter,
+  { filter, tag, color, pinned, limit }: ListFilter,
 ): Promise<NoteRow[]> {
   let query = db.selectFrom('notes as n').selectAll('n').where('n.id', 'in', visibleNoteIds(userId));
   if (filter === 'all') query = query.where('n.archived', '=', 0).where('n.trashed', '=', 0);
   else if (filter === 'archived') query = query.where('n.archived', '=', 1).where('n.trashed', '=', 0);
   else query = query.where('n.trashed', '=', 1);
   if (color) query = query.where('n.color', '=', color);
+  if (pinned !== undefined) query = query.where('n.pinned', '=', Number(pinned));
   if (tag) {
     query = query.where('n.id', 'in', (eb) =>
       eb
@@ -70,11 +77,9 @@ export async function listNotes(
         .where('t.name', '=', tag),
     );
   }
-  return query
-    .orderBy('n.pinned', 'desc')
-    .orderBy('n.sort_order', 'asc')
-    .orderBy('n.updated_at', 'desc')
-    .execute();
+  query = query.orderBy('n.pinned', 'desc').orderBy('n.sort_order', 'asc').orderBy('n.updated_at', 'desc');
+  if (limit !== undefined) query = query.limit(limit);
+  return query.execute();
 }
 
 export async function insertNote(db: Db, note: Omit<NoteRow, 'doc_id'>): Promise<NoteRow> {
@@ -175,33 +180,52 @@ export async function writeSearchDocument(
   );
 }
 
-export async function userIdsWithAccess(db: Db, note: NoteRow): Promise<number[]> {
+/** Everyone who can see each of the notes (owner and collaborators), in one query for all notes. */
+export async function usersWithAccess(
+  db: Db,
+  notes: readonly NoteRow[],
+): Promise<{ noteId: string; userId: number }[]> {
+  if (notes.length === 0) return [];
   const collaborators = await db
     .selectFrom('note_collaborators')
-    .select('user_id')
-    .where('note_id', '=', note.id)
+    .select(['note_id as noteId', 'user_id as userId'])
+    .where('note_id', 'in', inJsonList(notes.map((n) => n.id)))
     .execute();
-  return [note.owner_id, ...collaborators.map((c) => c.user_id)];
+  return [...notes.map((n) => ({ noteId: n.id, userId: n.owner_id })), ...collaborators];
 }
 
-export async function deleteCollaborator(db: Db, noteId: string, userId: number): Promise<void> {
-  await db
-    .deleteFrom('note_collaborators')
-    .where('note_id', '=', noteId)
-    .where('user_id', '=', userId)
-    .execute();
+/** Every note a user owns (not those shared with them). */
+export async function notesOwnedBy(db: Db, userId: number): Promise<NoteRow[]> {
+  return db.selectFrom('notes').selectAll().where('owner_id', '=', userId).execute();
 }
+
+const TOMBSTONE_CHUNK = 1_000;
 
 export async function recordTombstones(
   db: Db,
   tombstones: readonly { noteId: string; userId: number }[],
   deletedAt: number,
 ): Promise<void> {
-  if (tombstones.length === 0) return;
+  // In chunks: deleting a user with many notes must stay under the bound-parameter limit.
+  for (let start = 0; start < tombstones.length; start += TOMBSTONE_CHUNK) {
+    await db
+      .insertInto('note_tombstones')
+      .values(
+        tombstones
+          .slice(start, start + TOMBSTONE_CHUNK)
+          .map((t) => ({ note_id: t.noteId, user_id: t.userId, deleted_at: deletedAt })),
+      )
+      .onConflict((oc) => oc.columns(['note_id', 'user_id']).doUpdateSet({ deleted_at: deletedAt }))
+      .execute();
+  }
+}
+
+/** A user regained access to a note (re-shared): its old tombstone no longer applies (D-SYNC-3). */
+export async function forgetTombstone(db: Db, noteId: string, userId: number): Promise<void> {
   await db
-    .insertInto('note_tombstones')
-    .values(tombstones.map((t) => ({ note_id: t.noteId, user_id: t.userId, deleted_at: deletedAt })))
-    .onConflict((oc) => oc.columns(['note_id', 'user_id']).doUpdateSet({ deleted_at: deletedAt }))
+    .deleteFrom('note_tombstones')
+    .where('note_id', '=', noteId)
+    .where('user_id', '=', userId)
     .execute();
 }
 

@@ -3,6 +3,7 @@ import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { AppError } from '../../errors.js';
+import { endCollaboration } from '../collaborators/service.js';
 import { findNoteAccess } from '../notes/permissions.js';
 import type { Note } from '../notes/schemas.js';
 import {
@@ -14,7 +15,6 @@ import {
   type NotesService,
   noteViews,
   pickNoteFields,
-  revokeNoteAccess,
 } from '../notes/service.js';
 import { type AttachmentRow, type NoteRow, noteExists } from '../notes/store.js';
 import {
@@ -103,7 +103,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       if (!access) return (await noteExists(trx, noteId)) ? skipped(change, 'forbidden') : applied(change);
       if (access.role === 'owner')
         context.removed.push(...(await deleteNotesForGood(trx, [access.note], now)));
-      else await revokeNoteAccess(trx, noteId, actor.userId, now); // a collaborator only leaves
+      else await endCollaboration(trx, noteId, actor.userId, now); // a collaborator only leaves
       return applied(change);
     }
 

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/connection.js';
 import type { NoteRow } from '../notes/store.js';
-import { visibleNoteIds } from '../notes/store.js';
 
 /**
  * Notes the user may see that changed at or after `since` (D-SYNC-1): their own by updatedAt, and
@@ -27,8 +26,8 @@ export async function notesChangedSince(db: Db, userId: number, since: number): 
 }
 
 /**
- * The user's tombstones at or after `since` (D-SYNC-3), leaving out notes they can see again
- * (shared anew after they lost access), so a pull never both adds and removes a note.
+ * The user's tombstones at or after `since` (D-SYNC-3). Sharing a note again forgets the user's
+ * tombstone (collaborators service), so a pull never both adds and removes a note.
  */
 export async function tombstonesSince(
   db: Db,
@@ -40,7 +39,6 @@ export async function tombstonesSince(
     .select(['note_id', 'deleted_at'])
     .where('user_id', '=', userId)
     .where('deleted_at', '>=', since)
-    .where('note_id', 'not in', visibleNoteIds(userId))
     .orderBy('deleted_at')
     .orderBy('note_id')
     .execute();

@@ -1,6 +1,11 @@
 import type { Actor } from '../../actor.js';
+import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
+import { hashPassword } from '../auth/passwords.js';
+import { deleteNotesForGood, type NotesService } from '../notes/service.js';
+import { notesOwnedBy } from '../notes/store.js';
+import { type CreateUserBody, MAX_USER_SEARCH_RESULTS, type UserSummary } from './schemas.js';
 import type { UserRow } from './store.js';
 import * as store from './store.js';
 
@@ -15,6 +20,10 @@ export function userProfile(user: UserRow): UserProfile {
   return { id: user.id, email: user.email, displayName: user.display_name, isOwner: user.is_owner === 1 };
 }
 
+function userSummary(user: Pick<UserRow, 'id' | 'email' | 'display_name'>): UserSummary {
+  return { id: user.id, displayName: user.display_name, email: user.email };
+}
+
 /** True when another user already has this email, ignoring case. */
 export async function emailTaken(db: Db, email: string, exceptUserId?: number): Promise<boolean> {
   if (email === '') return false;
@@ -22,28 +31,95 @@ export async function emailTaken(db: Db, email: string, exceptUserId?: number): 
   return other !== undefined && other.id !== exceptUserId;
 }
 
-export function createUsersService({ db }: { db: Db }) {
+const emailTakenError = () => errors.conflict('email_taken', 'Another user already has this email');
+
+/** A display name is trimmed and must keep a non-space character. */
+function displayName(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '')
+    throw errors.validation('displayName must not be blank', [
+      { path: '/displayName', message: 'must contain a non-space character' },
+    ]);
+  return trimmed;
+}
+
+/** User administration is for the owner of the instance only (D-AUTH-2). */
+function requireOwner(actor: Actor): void {
+  if (!actor.isOwner) throw errors.forbidden('Only the owner of this instance may manage users');
+}
+
+export const userNotFound = () => errors.notFound('user_not_found', 'User not found');
+
+export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock; notes: NotesService }) {
   return {
     /** PATCH /api/users/me (D-AUTH-6). */
     async updateMe(actor: Actor, input: { email?: string; displayName?: string }): Promise<UserProfile> {
       const patch: { email?: string; display_name?: string } = {};
       if (input.email !== undefined) patch.email = input.email.trim();
-      if (input.displayName !== undefined) {
-        patch.display_name = input.displayName.trim();
-        if (patch.display_name === '')
-          throw errors.validation('displayName must not be blank', [
-            { path: '/displayName', message: 'must contain a non-space character' },
-          ]);
-      }
+      if (input.displayName !== undefined) patch.display_name = displayName(input.displayName);
       const updated = await db.transaction().execute(async (trx) => {
         if (patch.email !== undefined && (await emailTaken(trx, patch.email, actor.userId))) {
-          throw errors.conflict('email_taken', 'Another user already has this email');
+          throw emailTakenError();
         }
         if (Object.keys(patch).length === 0) return store.findUserById(trx, actor.userId);
         return store.updateUser(trx, actor.userId, patch);
       });
       if (!updated) throw errors.unauthenticated();
       return userProfile(updated);
+    },
+
+    /** POST /api/users: the owner adds a user; there is no self-registration (D-AUTH-2). */
+    async create(actor: Actor, input: CreateUserBody): Promise<UserSummary> {
+      requireOwner(actor);
+      const { email } = input; // the email format admits no spaces
+      const name = displayName(input.displayName);
+      const passwordHash = await hashPassword(input.password);
+      const user = await db.transaction().execute(async (trx) => {
+        if (await emailTaken(trx, email)) throw emailTakenError();
+        return store.insertUser(trx, {
+          email,
+          display_name: name,
+          password_hash: passwordHash,
+          is_owner: 0,
+          created_at: clock.now(),
+        });
+      });
+      return userSummary(user);
+    },
+
+    /** GET /api/users: every user, the owner included (D-AUTH-2). */
+    async list(actor: Actor): Promise<UserProfile[]> {
+      requireOwner(actor);
+      return (await store.listUsers(db)).map(userProfile);
+    },
+
+    /**
+     * DELETE /api/users/{id}: the user and everything they own (D-AUTH-2). Their notes go
+     * through deleteNotesForGood, so collaborators get tombstones and attachment files are
+     * removed after the commit; sessions, keys and their own collaborations follow the user row
+     * by foreign-key cascade.
+     */
+    async remove(actor: Actor, userId: number): Promise<void> {
+      requireOwner(actor);
+      if (userId === actor.userId)
+        throw errors.badRequest('cannot_delete_owner', 'The owner of the instance cannot be removed');
+      const removedAttachments = await db.transaction().execute(async (trx) => {
+        if (!(await store.findUserById(trx, userId))) throw userNotFound();
+        const removed = await deleteNotesForGood(trx, await notesOwnedBy(trx, userId), clock.now());
+        await store.deleteUser(trx, userId);
+        return removed;
+      });
+      await notes.notifyDeleted(removedAttachments);
+    },
+
+    /** GET /api/users/search (D-COLLAB-3): substring of email or display name, caller excluded. */
+    async search(actor: Actor, query: string): Promise<UserSummary[]> {
+      const text = query.trim();
+      if (text === '')
+        throw errors.validation('q must contain a non-space character', [
+          { path: 'querystring:/q', message: 'must contain a non-space character' },
+        ]);
+      return (await store.searchUsers(db, text, actor.userId, MAX_USER_SEARCH_RESULTS)).map(userSummary);
     },
   };
 }

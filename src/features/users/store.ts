@@ -1,5 +1,6 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import { containsIgnoringCase } from '../../db/dialect.js';
 import type { UsersTable } from '../../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -36,4 +37,26 @@ export async function updateUser(
   patch: Partial<Pick<UserRow, 'email' | 'display_name' | 'password_hash'>>,
 ): Promise<UserRow> {
   return db.updateTable('users').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function listUsers(db: Db): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy('id').execute();
+}
+
+/** Users other than `exceptUserId` whose email or display name contains `text`, ignoring case. */
+export async function searchUsers(db: Db, text: string, exceptUserId: number, limit: number) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'display_name'])
+    .where('id', '<>', exceptUserId)
+    .where((eb) => eb.or([containsIgnoringCase('email', text), containsIgnoringCase('display_name', text)]))
+    .orderBy(sql`lower(display_name)`)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Removes the user row; sessions, collaborations and tombstones go with it (foreign-key cascades). */
+export async function deleteUser(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', id).execute();
 }

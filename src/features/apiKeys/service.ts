@@ -1,0 +1,97 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { type Actor, ALL_SCOPES, type Scope } from '../../actor.js';
+import { type Clock, iso } from '../../clock.js';
+import type { Db } from '../../db/connection.js';
+import { errors } from '../../errors.js';
+import { type ApiKey, type CreateApiKeyBody, type CreatedApiKey, MAX_KEY_NAME_LENGTH } from './schemas.js';
+import * as store from './store.js';
+
+const KEY_PREFIX = 'nsk_';
+const KEY_PREFIX_LENGTH = 12; // D-KEY-1
+/** `nsk_` + 32 random bytes in base64url (43 characters). */
+const KEY_PATTERN = /^nsk_[A-Za-z0-9_-]{43}$/;
+const LAST_USED_RESOLUTION_MS = 60_000; // D-KEY-1: written at most once a minute
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** notes:write includes reading, so a stored key always has notes:read (D-KEY-3). */
+function normaliseScopes(requested: readonly Scope[] | undefined): Scope[] {
+  const wanted = new Set<Scope>(requested ?? ALL_SCOPES);
+  if (wanted.has('notes:write')) wanted.add('notes:read');
+  return ALL_SCOPES.filter((s) => wanted.has(s));
+}
+
+function parseScopes(stored: string): Scope[] {
+  return stored.split(' ').filter((s): s is Scope => (ALL_SCOPES as readonly string[]).includes(s));
+}
+
+function apiKeyView(row: store.ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    keyPrefix: row.key_prefix,
+    scopes: parseScopes(row.scopes),
+    createdAt: iso(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : iso(row.last_used_at),
+  };
+}
+
+export function createApiKeysService({ db, clock }: { db: Db; clock: Clock }) {
+  return {
+    async list(actor: Actor): Promise<ApiKey[]> {
+      return (await store.listApiKeys(db, actor.userId)).map(apiKeyView);
+    },
+
+    /** The full key is returned here once and never again (D-KEY-1). */
+    async create(actor: Actor, input: CreateApiKeyBody): Promise<CreatedApiKey> {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > MAX_KEY_NAME_LENGTH) {
+        const message = `must be 1 to ${MAX_KEY_NAME_LENGTH} characters after trimming`;
+        throw errors.validation(`Invalid request: /name ${message}`, [{ path: '/name', message }]);
+      }
+      const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+      const row: store.ApiKeyRow = {
+        id: randomUUID(),
+        user_id: actor.userId,
+        name,
+        key_hash: hashApiKey(key),
+        key_prefix: key.slice(0, KEY_PREFIX_LENGTH),
+        scopes: normaliseScopes(input.scopes).join(' '),
+        created_at: clock.now(),
+        last_used_at: null,
+      };
+      await store.insertApiKey(db, row);
+      const { lastUsedAt: _, ...view } = apiKeyView(row);
+      return { ...view, key };
+    },
+
+    /** Revocation is a delete: the next request with the key finds nothing (D-KEY-2). */
+    async revoke(actor: Actor, keyId: string): Promise<void> {
+      if (!(await store.deleteApiKey(db, actor.userId, keyId))) {
+        throw errors.notFound('api_key_not_found', 'API key not found');
+      }
+    },
+
+    /** The actor behind a Bearer key, or null for a malformed, unknown or revoked key. */
+    async authenticate(key: string): Promise<Actor | null> {
+      if (!KEY_PATTERN.test(key)) return null;
+      const found = await store.findKeyUser(db, hashApiKey(key));
+      if (!found) return null;
+      const now = clock.now();
+      if (found.last_used_at === null || now - found.last_used_at >= LAST_USED_RESOLUTION_MS) {
+        await store.touchApiKey(db, found.id, now);
+      }
+      return {
+        userId: found.user_id,
+        isOwner: found.is_owner === 1,
+        via: 'key',
+        scopes: new Set(parseScopes(found.scopes)),
+        keyId: found.id,
+      };
+    },
+  };
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

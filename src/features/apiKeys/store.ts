@@ -1,0 +1,42 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/connection.js';
+import type { ApiKeysTable } from '../../db/schema.js';
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+export async function insertApiKey(db: Db, key: ApiKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(key).execute();
+}
+
+export async function listApiKeys(db: Db, userId: number): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
+/** Deletes a key of this user; false when there is none (another user's key included). */
+export async function deleteApiKey(db: Db, userId: number, keyId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('api_keys')
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function findKeyUser(db: Db, keyHash: string) {
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .select(['k.id', 'k.scopes', 'k.last_used_at', 'u.id as user_id', 'u.is_owner'])
+    .where('k.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+export async function touchApiKey(db: Db, keyId: string, now: number): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
+}

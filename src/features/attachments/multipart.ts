@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.js';
+import { fileTooLarge, invalidThumbnail, MAX_CLIENT_THUMBNAIL_BYTES, MAX_FILE_BYTES } from './images.js';
+import type { ReceivedFile, ReceivedUpload, ReceiveUpload } from './service.js';
+
+/** Room for the form's boundaries and part headers next to the file and a client thumbnail. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+export const MAX_UPLOAD_BYTES = MAX_FILE_BYTES + MAX_CLIENT_THUMBNAIL_BYTES + FORM_OVERHEAD_BYTES;
+
+/**
+ * Parser limits for busboy. Every file part stops at 10 MiB while it streams (a longer one
+ * is refused at that byte, never buffered); text fields are tiny and ignored.
+ */
+export const MULTIPART_LIMITS = {
+  fileSize: MAX_FILE_BYTES,
+  files: 4,
+  fields: 16,
+  fieldSize: 1024,
+  parts: 20,
+  headerPairs: 32,
+};
+
+type UploadField = 'file' | 'thumbnail';
+const TOO_LARGE: Record<UploadField, () => AppError> = {
+  file: fileTooLarge, // D-ATT-1
+  thumbnail: () => invalidThumbnail(`The thumbnail is larger than ${MAX_CLIENT_THUMBNAIL_BYTES} bytes`), // D-ATT-2
+};
+
+/** Streams one part to `target`, hashing it; busboy's size limit ends it with `tooLarge`. */
+async function saveLimited(
+  source: Readable,
+  target: string,
+  tooLarge: () => AppError,
+): Promise<Omit<ReceivedFile, 'filename'>> {
+  const hash = createHash('sha256');
+  let size = 0;
+  source.once('limit', () => source.destroy(tooLarge()));
+  await pipeline(
+    source,
+    async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        size += chunk.length;
+        hash.update(chunk);
+        yield chunk;
+      }
+    },
+    createWriteStream(target, { flags: 'wx' }),
+  );
+  return { path: target, size, sha256: hash.digest('hex') };
+}
+
+/**
+ * Broken multipart (no boundary, a truncated part...) is the client's fault: 400, never 500
+ * (D-ERR-3). Errors with a status pass through; file-system errors stay server errors.
+ */
+function asClientError(err: unknown): unknown {
+  if (err instanceof AppError || !(err instanceof Error)) return err;
+  if ('statusCode' in err || 'syscall' in err) return err;
+  return new AppError(400, 'invalid_multipart', `The multipart body is malformed: ${err.message}`);
+}
+
+/**
+ * Reads POST /api/notes/{id}/attachments: the `file` and `thumbnail` parts go to files in the
+ * given directory, anything else is skipped. Nothing larger than one part's chunk is held in
+ * memory, and a declared Content-Length beyond what the limits allow is refused before reading.
+ */
+export function receiveMultipart(request: FastifyRequest): ReceiveUpload {
+  return async (directory) => {
+    if (Number(request.headers['content-length']) > MAX_UPLOAD_BYTES) throw fileTooLarge();
+    const upload: ReceivedUpload = {};
+    try {
+      for await (const part of request.parts({ limits: MULTIPART_LIMITS })) {
+        if (part.type !== 'file') continue;
+        const field = part.fieldname;
+        if (field !== 'file' && field !== 'thumbnail') {
+          part.file.resume();
+          await finished(part.file);
+          continue;
+        }
+        if (upload[field]) throw new AppError(400, 'invalid_file', `Send one \`${field}\` part, not several`);
+        const saved = await saveLimited(part.file, path.join(directory, field), TOO_LARGE[field]);
+        upload[field] = { ...saved, filename: part.filename };
+      }
+    } catch (err) {
+      throw asClientError(err);
+    }
+    return upload;
+  };
+}

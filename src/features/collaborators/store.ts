@@ -1,0 +1,39 @@
+import type { Db } from '../../db/connection.js';
+
+export async function listCollaborators(db: Db, noteId: string) {
+  return db
+    .selectFrom('note_collaborators as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .select(['c.user_id', 'c.added_at', 'u.display_name', 'u.email'])
+    .where('c.note_id', '=', noteId)
+    .orderBy('c.added_at')
+    .orderBy('c.user_id')
+    .execute();
+}
+
+export async function isCollaborator(db: Db, noteId: string, userId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('note_collaborators')
+    .select('user_id')
+    .where('note_id', '=', noteId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertCollaborator(db: Db, noteId: string, userId: number, addedAt: number) {
+  await db
+    .insertInto('note_collaborators')
+    .values({ note_id: noteId, user_id: userId, added_at: addedAt })
+    .execute();
+}
+
+/** Returns whether there was such a collaborator. */
+export async function deleteCollaborator(db: Db, noteId: string, userId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('note_collaborators')
+    .where('note_id', '=', noteId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { actorOf } from '../../http/auth.js';
+import { ErrorRef, errorResponses, Success } from '../../http/schemas.js';
+import type { SessionCheck } from './service.js';
+import { buildMcpServer } from './tools.js';
+
+const JsonRpcMessage = Type.Object(
+  { jsonrpc: Type.Literal('2.0') },
+  { additionalProperties: true, description: 'A JSON-RPC 2.0 request, notification or response' },
+);
+const JsonRpcError = Type.Object(
+  {
+    jsonrpc: Type.Literal('2.0'),
+    error: Type.Object({ code: Type.Integer(), message: Type.String() }),
+    id: Type.Null(),
+  },
+  { title: 'JsonRpcError' },
+);
+const SessionHeaders = Type.Object({
+  'mcp-session-id': Type.Optional(Type.String({ maxLength: 200, description: 'From the initialize answer' })),
+});
+
+/** The only request headers the SDK transport needs; the API key stays out of it. */
+const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'];
+
+/** Sent pre-serialized: the route's error schemas also describe D-ERR-1 bodies (bad JSON, 401). */
+function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string) {
+  const body = { jsonrpc: '2.0', error: { code, message }, id: null };
+  return reply.code(status).type('application/json').send(JSON.stringify(body));
+}
+
+/** D-MCP-2: no or malformed session id → 400; unknown, expired or another key's → 404. */
+function sessionProblem(reply: FastifyReply, check: Exclude<SessionCheck, 'valid'>) {
+  if (check === 'missing')
+    return jsonRpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+  if (check === 'malformed') return jsonRpcError(reply, 400, -32000, 'Bad Request: malformed Mcp-Session-Id');
+  return jsonRpcError(reply, 404, -32001, 'Session not found');
+}
+
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return new Request(`${request.protocol}://${request.host}${request.url}`, {
+    method: request.method,
+    headers,
+  });
+}
+
+async function sendWebResponse(reply: FastifyReply, response: Response) {
+  reply.code(response.status);
+  for (const [name, value] of response.headers) reply.header(name, value);
+  const body = await response.text();
+  return reply.send(body === '' ? undefined : body);
+}
+
+/**
+ * POST /api/mcp: Streamable HTTP answering JSON (D-MCP-1). Sessions are checked against the
+ * database here; the SDK transport then runs statelessly for this one request, except for
+ * `initialize`, where it generates the session id that we store bound to the key (D-MCP-2).
+ */
+export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { mcpSessions, notes, search, tags } = app.services;
+  const config = { auth: 'key' as const };
+  const docTags = ['mcp'];
+
+  app.post(
+    '/api/mcp',
+    {
+      config,
+      schema: {
+        tags: docTags,
+        summary: 'Model Context Protocol endpoint for AI agents (Bearer API key); see docs/mcp.md',
+        headers: SessionHeaders,
+        body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: 100 })]),
+        response: {
+          200: Type.Unknown({ description: 'The JSON-RPC response(s)' }),
+          202: Type.Null({ description: 'Accepted notifications or responses; no body' }),
+          // The transport's own refusals are JSON-RPC errors; HTTP-level ones (broken JSON, too
+          // large, wrong media type, no key) use the D-ERR-1 body like every other route.
+          400: Type.Union([JsonRpcError, ErrorRef]),
+          404: JsonRpcError,
+          406: JsonRpcError,
+          ...errorResponses(401, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const messages = Array.isArray(request.body) ? request.body : [request.body];
+      const initializing = messages.some((m) => isInitializeRequest(m));
+      if (!initializing) {
+        const check = await mcpSessions.check(actor, request.headers['mcp-session-id']);
+        if (check !== 'valid') return sessionProblem(reply, check);
+      }
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        enableJsonResponse: true,
+        sessionIdGenerator: initializing ? randomUUID : undefined,
+        onsessioninitialized: (sessionId) => mcpSessions.open(actor, sessionId),
+      });
+      const server = buildMcpServer(actor, {
+        notes,
+        search,
+        tags,
+        logError: (err) => request.log.error({ err }, 'MCP tool failed'),
+      });
+      await server.connect(transport);
+      try {
+        return await sendWebResponse(
+          reply,
+          await transport.handleRequest(webRequest(request), { parsedBody: request.body }),
+        );
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  app.delete(
+    '/api/mcp',
+    {
+      config,
+      schema: {
+        tags: docTags,
+        summary: 'End an MCP session',
+        headers: SessionHeaders,
+        response: {
+          200: Success,
+          400: Type.Union([JsonRpcError, ErrorRef]),
+          404: JsonRpcError,
+          ...errorResponses(401),
+        },
+      },
+    },
+    async (request, reply) => {
+      const sessionId = request.headers['mcp-session-id'];
+      const check = await mcpSessions.check(actorOf(request), sessionId);
+      if (check !== 'valid') return sessionProblem(reply, check);
+      await mcpSessions.end(sessionId!);
+      return { success: true };
+    },
+  );
+
+  // D-MCP-1: no server-initiated event stream; clients fall back to POST only.
+  app.get(
+    '/api/mcp',
+    {
+      config,
+      schema: {
+        tags: docTags,
+        summary: 'Not supported (405)',
+        response: { 405: JsonRpcError, ...errorResponses(401) },
+      },
+    },
+    async (_request, reply) =>
+      jsonRpcError(reply.header('allow', 'POST, DELETE'), 405, -32000, 'Method not allowed.'),
+  );
+};

@@ -1,0 +1,26 @@
+import { type Static, Type } from 'typebox';
+import { DisplayName, Password } from '../auth/schemas.js';
+
+export const MAX_USER_SEARCH_RESULTS = 20; // D-COLLAB-3
+
+export const UserSummary = Type.Object(
+  { id: Type.Integer(), displayName: Type.String(), email: Type.String() },
+  { $id: 'UserSummary', title: 'UserSummary' },
+);
+export type UserSummary = Static<typeof UserSummary>;
+
+/** Users other than the owner sign in with their email, so it is required here (D-AUTH-3). */
+export const CreateUserBody = Type.Object({
+  email: Type.String({ format: 'email', maxLength: 254 }),
+  displayName: DisplayName,
+  password: Password,
+});
+export type CreateUserBody = Static<typeof CreateUserBody>;
+
+export const UserIdParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+});
+
+export const UserSearchQuery = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 254, description: 'Part of an email or display name' }),
+});

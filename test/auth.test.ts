@@ -1,0 +1,359 @@
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+
+const DAY = 86_400_000;
+
+function sessionCookie(response: { headers: Headers }): string | undefined {
+  return response.headers.getSetCookie().find((c) => c.startsWith('session='));
+}
+
+describe('POST /api/auth/setup', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it('refuses a password shorter than 8 characters or longer than 1,024 (D-AUTH-7)', async () => {
+    const client = new TestClient(server.url);
+    for (const password of ['short', 'x'.repeat(1025)]) {
+      const response = await client.post('/api/auth/setup', { password });
+      assert.equal(response.status, 400);
+      assert.equal(response.body.code, 'validation_failed');
+      assert.equal(response.body.details[0].path, '/password');
+    }
+    assert.equal((await client.get('/api/auth/status')).body.setupRequired, true);
+  });
+
+  it('creates the owner with optional email and displayName and signs in (D-AUTH-1)', async () => {
+    const client = new TestClient(server.url);
+    const response = await client.post('/api/auth/setup', {
+      password: OWNER_PASSWORD,
+      email: 'Owner@Example.com',
+      displayName: 'Ada',
+    });
+    assert.equal(response.status, 201);
+    assert.deepEqual(response.body, { success: true });
+    const cookie = sessionCookie(response)!;
+    assert.match(cookie, /^session=[A-Za-z0-9_-]{43};/);
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Lax/);
+    assert.match(cookie, /Path=\//);
+    assert.match(cookie, /Max-Age=2592000/);
+    assert.doesNotMatch(cookie, /Secure/);
+    const status = await client.get('/api/auth/status');
+    assert.deepEqual(status.body, {
+      setupRequired: false,
+      authenticated: true,
+      user: { id: 1, email: 'Owner@Example.com', displayName: 'Ada', isOwner: true },
+    });
+  });
+
+  it('answers 400 once setup has been completed (Authentication rule 3)', async () => {
+    const response = await new TestClient(server.url).post('/api/auth/setup', {
+      password: 'another password',
+    });
+    assert.equal(response.status, 400);
+    assert.equal(response.body.code, 'setup_completed');
+  });
+
+  it('stores only a hash of the session token (D-AUTH-4)', async () => {
+    const client = await new TestClient(server.url);
+    const login = await client.post('/api/auth/login', { password: OWNER_PASSWORD });
+    const token = client.cookies.get('session')!;
+    assert.equal(login.status, 200);
+    const rows = await server.app.db.selectFrom('sessions').select('token_hash').execute();
+    assert.ok(rows.length > 0);
+    assert.ok(rows.every((r) => r.token_hash !== token && r.token_hash.length === 64));
+  });
+});
+
+describe('GET /api/auth/status', () => {
+  it('reports setupRequired on a fresh instance and no user without a session (D-AUTH-6)', async () => {
+    const server = await startServer();
+    const response = await new TestClient(server.url).get('/api/auth/status');
+    assert.deepEqual(response.body, { setupRequired: true, authenticated: false, user: null });
+    await server.close();
+  });
+});
+
+describe('POST /api/auth/login', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+    await setupOwner(server.url, { email: 'owner@example.com' });
+    await createUserClient(server, 'bob@example.com', 'bobs password');
+  });
+  after(() => server.close());
+
+  it('signs into the owner account without email (D-AUTH-3)', async () => {
+    const client = new TestClient(server.url);
+    assert.equal((await client.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
+    assert.equal((await client.get('/api/auth/status')).body.user.isOwner, true);
+  });
+
+  it('signs into another user with email, ignoring case', async () => {
+    const client = new TestClient(server.url);
+    const response = await client.post('/api/auth/login', {
+      email: 'BOB@example.com',
+      password: 'bobs password',
+    });
+    assert.equal(response.status, 200);
+    assert.equal((await client.get('/api/auth/status')).body.user.email, 'bob@example.com');
+  });
+
+  it('answers the same 401 for a wrong password and an unknown email (Authentication rule 4)', async () => {
+    const client = new TestClient(server.url);
+    const wrong = await client.post('/api/auth/login', {
+      email: 'bob@example.com',
+      password: 'not bobs password',
+    });
+    const unknown = await client.post('/api/auth/login', {
+      email: 'eve@example.com',
+      password: 'whatever pw',
+    });
+    const owner = await client.post('/api/auth/login', { password: 'wrong password' });
+    for (const response of [wrong, unknown, owner]) {
+      assert.equal(response.status, 401);
+      assert.equal(response.body.code, 'invalid_credentials');
+      assert.equal(sessionCookie(response), undefined);
+    }
+    assert.deepEqual(wrong.body, unknown.body);
+  });
+
+  it('sets Secure on the cookie when the request came over HTTPS via a trusted proxy', async () => {
+    const proxied = await startServer({ env: { TRUST_PROXY: 'true' } });
+    await setupOwner(proxied.url);
+    const response = await new TestClient(proxied.url).post(
+      '/api/auth/login',
+      { password: OWNER_PASSWORD },
+      { headers: { 'x-forwarded-proto': 'https' } },
+    );
+    assert.match(sessionCookie(response)!, /Secure/);
+    await proxied.close();
+  });
+});
+
+describe('login rate limit (D-AUTH-3)', () => {
+  it('answers the 11th attempt in a minute from one IP with 429 and Retry-After', async () => {
+    const server = await startServer();
+    await setupOwner(server.url);
+    const client = new TestClient(server.url);
+    for (let i = 0; i < 9; i++) {
+      assert.equal((await client.post('/api/auth/login', { password: 'wrong password' })).status, 401);
+    }
+    assert.equal((await client.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
+    const limited = await client.post('/api/auth/login', { password: OWNER_PASSWORD });
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.code, 'rate_limited');
+    assert.ok(Number(limited.headers.get('retry-after')) > 0);
+    await server.close();
+  });
+});
+
+describe('sessions', () => {
+  it('renews the cookie once half its life has passed and expires after 30 days (D-AUTH-4)', async () => {
+    const clock = new ManualClock();
+    const server = await startServer({ clock });
+    const client = await setupOwner(server.url);
+    clock.advance(10 * DAY);
+    const early = await client.get('/api/notes');
+    assert.equal(early.status, 200);
+    assert.equal(sessionCookie(early), undefined, 'no renewal before half-life');
+    clock.advance(6 * DAY);
+    const renewed = await client.get('/api/notes');
+    assert.match(sessionCookie(renewed)!, /Max-Age=2592000/);
+    clock.advance(29 * DAY);
+    assert.equal((await client.get('/api/notes')).status, 200, 'renewal extended the session');
+    clock.advance(31 * DAY);
+    const expired = await client.get('/api/notes');
+    assert.equal(expired.status, 401);
+    assert.equal(expired.body.code, 'unauthenticated');
+    await server.close();
+  });
+
+  it('logout deletes the session server-side and clears the cookie (Authentication rule 2)', async () => {
+    const server = await startServer();
+    const client = await setupOwner(server.url);
+    const stolen = client.cookies.get('session')!;
+    const response = await client.post('/api/auth/logout');
+    assert.equal(response.status, 200);
+    assert.match(sessionCookie(response)!, /session=;.*Expires=Thu, 01 Jan 1970/);
+    const replay = await new TestClient(server.url).get('/api/notes', {
+      headers: { cookie: `session=${stolen}` },
+    });
+    assert.equal(replay.status, 401);
+    assert.equal((await new TestClient(server.url).post('/api/auth/logout')).status, 401);
+    await server.close();
+  });
+
+  it('answers 401 for a forged session cookie', async () => {
+    const server = await startServer();
+    await setupOwner(server.url);
+    const response = await new TestClient(server.url).get('/api/notes', {
+      headers: { cookie: `session=${'A'.repeat(43)}` },
+    });
+    assert.equal(response.status, 401);
+    await server.close();
+  });
+});
+
+describe('POST /api/auth/password', () => {
+  it('changes the password and ends every other session of the user (D-AUTH-4)', async () => {
+    const server = await startServer();
+    const phone = await setupOwner(server.url);
+    const laptop = new TestClient(server.url);
+    await laptop.post('/api/auth/login', { password: OWNER_PASSWORD });
+
+    const wrong = await phone.post('/api/auth/password', {
+      currentPassword: 'nope nope',
+      newPassword: 'new password',
+    });
+    assert.equal(wrong.status, 403);
+    assert.equal(wrong.body.code, 'wrong_password');
+    const tooShort = await phone.post('/api/auth/password', {
+      currentPassword: OWNER_PASSWORD,
+      newPassword: 'short',
+    });
+    assert.equal(tooShort.status, 400);
+
+    const ok = await phone.post('/api/auth/password', {
+      currentPassword: OWNER_PASSWORD,
+      newPassword: 'new password',
+    });
+    assert.equal(ok.status, 200);
+    assert.equal((await phone.get('/api/notes')).status, 200, 'the session that changed it stays');
+    assert.equal((await laptop.get('/api/notes')).status, 401, 'other sessions end');
+    const fresh = new TestClient(server.url);
+    assert.equal((await fresh.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 401);
+    assert.equal((await fresh.post('/api/auth/login', { password: 'new password' })).status, 200);
+    await server.close();
+  });
+});
+
+describe('PATCH /api/users/me', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url, { email: 'owner@example.com' });
+    await createUserClient(server, 'taken@example.com');
+  });
+  after(() => server.close());
+
+  it('changes email and displayName (D-AUTH-6)', async () => {
+    const response = await owner.patch('/api/users/me', {
+      displayName: '  Grace ',
+      email: 'grace@example.com',
+    });
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body, {
+      id: 1,
+      email: 'grace@example.com',
+      displayName: 'Grace',
+      isOwner: true,
+    });
+  });
+
+  it('answers 409 email_taken for another user’s email, in any case', async () => {
+    const response = await owner.patch('/api/users/me', { email: 'TAKEN@example.com' });
+    assert.equal(response.status, 409);
+    assert.equal(response.body.code, 'email_taken');
+  });
+
+  it('refuses a malformed email, a blank or over-long displayName', async () => {
+    for (const body of [
+      { email: 'not-an-email' },
+      { displayName: '   ' },
+      { displayName: 'x'.repeat(101) },
+    ]) {
+      assert.equal((await owner.patch('/api/users/me', body)).status, 400, JSON.stringify(body));
+    }
+  });
+});
+
+describe('cross-origin guard (D-AUTH-5)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  before(async () => {
+    server = await startServer({ env: { PUBLIC_URL: 'https://notes.example.com' } });
+    owner = await setupOwner(server.url);
+  });
+  after(() => server.close());
+
+  it('refuses a cookie-authenticated write from a forged Origin and changes nothing', async () => {
+    const response = await owner.post(
+      '/api/notes',
+      { title: 'csrf' },
+      { headers: { origin: 'https://evil.example' } },
+    );
+    assert.equal(response.status, 403);
+    assert.equal(response.body.code, 'cross_origin');
+    assert.equal((await owner.get('/api/notes')).body.length, 0);
+  });
+
+  it('refuses forged-origin PATCH, DELETE and login as well', async () => {
+    const note = (await owner.post('/api/notes', { title: 'keep' })).body;
+    const headers = { origin: 'null' };
+    assert.equal((await owner.patch(`/api/notes/${note.id}`, { title: 'x' }, { headers })).status, 403);
+    assert.equal((await owner.delete(`/api/notes/${note.id}`, { headers })).status, 403);
+    const login = await new TestClient(server.url).post(
+      '/api/auth/login',
+      { password: OWNER_PASSWORD },
+      { headers },
+    );
+    assert.equal(login.status, 403);
+    assert.equal((await owner.get(`/api/notes/${note.id}`)).body.title, 'keep');
+  });
+
+  it('accepts the server’s own origin, PUBLIC_URL, and requests without Origin', async () => {
+    assert.equal((await owner.post('/api/notes', {}, { headers: { origin: server.url } })).status, 201);
+    assert.equal(
+      (await owner.post('/api/notes', {}, { headers: { origin: 'https://notes.example.com' } })).status,
+      201,
+    );
+    assert.equal((await owner.post('/api/notes', {})).status, 201);
+  });
+
+  it('is not skipped by an Authorization header on a session-only route', async () => {
+    const response = await owner.post(
+      '/api/settings/api-keys',
+      { name: 'csrf' },
+      { headers: { origin: 'https://evil.example', authorization: 'Bearer nsk_whatever' } },
+    );
+    assert.equal(response.status, 403);
+    assert.equal(response.body.code, 'cross_origin');
+    assert.deepEqual((await owner.get('/api/settings/api-keys')).body, []);
+  });
+
+  it('lets reads through whatever the Origin', async () => {
+    assert.equal(
+      (await owner.get('/api/notes', { headers: { origin: 'https://evil.example' } })).status,
+      200,
+    );
+  });
+});
+
+describe('logs (D-OPS-4)', () => {
+  it('never contain passwords, session tokens or cookies', async () => {
+    const stream = new PassThrough();
+    let output = '';
+    stream.on('data', (chunk) => {
+      output += chunk;
+    });
+    const server = await startServer({ logStream: stream, env: { LOG_LEVEL: 'trace' } });
+    const client = await setupOwner(server.url);
+    await client.post('/api/auth/login', { password: OWNER_PASSWORD });
+    await client.get('/api/notes', { headers: { authorization: 'Bearer nsk_secretsecret' } });
+    await client.get('/api/shared/sharetokensecret');
+    const token = client.cookies.get('session')!;
+    await server.close();
+    assert.ok(output.includes('"reqId"'), 'logs carry a request id');
+    for (const secret of [OWNER_PASSWORD, token, 'nsk_secretsecret', 'sharetokensecret']) {
+      assert.ok(!output.includes(secret), `log contains ${secret}`);
+    }
+  });
+});

@@ -1,0 +1,501 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { addUser, createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+type Side = 'owner' | 'collaborator' | 'stranger' | 'removedCollaborator' | 'deletedUser' | 'anonymous';
+const SIDES: Side[] = [
+  'owner',
+  'collaborator',
+  'stranger',
+  'removedCollaborator',
+  'deletedUser',
+  'anonymous',
+];
+
+interface People {
+  ownerId: number;
+  collaboratorId: number;
+  otherCollaboratorId: number;
+  inviteeId: number;
+}
+
+/**
+ * One row per note endpoint: a label, the request against a fresh shared note, and the status
+ * each side gets, in the order of SIDES. A fresh note has the owner, `collaborator` and
+ * `otherCollaborator` on it; the removed collaborator was on it and was removed; the deleted
+ * user was removed by the owner (their session answers 401). Rows for attachments, share and
+ * sync belong here as those features land, for example:
+ *   { label: 'GET /api/notes/{id}/attachments', method: 'GET',
+ *     path: (id) => `/api/notes/${id}/attachments`, expect: [200, 200, 404, 404, 401, 401] },
+ */
+interface MatrixRow {
+  label: string;
+  method: string;
+  path: (noteId: string, people: People) => string;
+  body?: (people: People) => unknown;
+  expect: [
+    owner: number,
+    collaborator: number,
+    stranger: number,
+    removed: number,
+    deleted: number,
+    anonymous: number,
+  ];
+}
+
+const MATRIX: MatrixRow[] = [
+  {
+    label: 'GET /api/notes/{id}',
+    method: 'GET',
+    path: (id) => `/api/notes/${id}`,
+    expect: [200, 200, 404, 404, 401, 401],
+  },
+  {
+    label: 'PATCH /api/notes/{id}',
+    method: 'PATCH',
+    path: (id) => `/api/notes/${id}`,
+    body: () => ({ title: 'edited', pinned: true }),
+    expect: [200, 200, 404, 404, 401, 401],
+  },
+  {
+    label: 'DELETE /api/notes/{id}',
+    method: 'DELETE',
+    path: (id) => `/api/notes/${id}`,
+    expect: [200, 403, 404, 404, 401, 401],
+  },
+  {
+    label: 'GET /api/notes/{id}/collaborators',
+    method: 'GET',
+    path: (id) => `/api/notes/${id}/collaborators`,
+    expect: [200, 200, 404, 404, 401, 401],
+  },
+  {
+    label: 'POST /api/notes/{id}/collaborators with a user not yet on the note',
+    method: 'POST',
+    path: (id) => `/api/notes/${id}/collaborators`,
+    body: (p) => ({ userId: p.inviteeId }),
+    expect: [201, 403, 404, 404, 401, 401],
+  },
+  {
+    label: 'DELETE /api/notes/{id}/collaborators?userId=self',
+    method: 'DELETE',
+    path: (id) => `/api/notes/${id}/collaborators?userId=self`,
+    expect: [400, 200, 404, 404, 401, 401],
+  },
+  {
+    label: 'DELETE /api/notes/{id}/collaborators?userId=<the collaborator>',
+    method: 'DELETE',
+    path: (id, p) => `/api/notes/${id}/collaborators?userId=${p.collaboratorId}`,
+    expect: [200, 200, 404, 404, 401, 401],
+  },
+  {
+    label: 'DELETE /api/notes/{id}/collaborators?userId=<another collaborator>',
+    method: 'DELETE',
+    path: (id, p) => `/api/notes/${id}/collaborators?userId=${p.otherCollaboratorId}`,
+    expect: [200, 403, 404, 404, 401, 401],
+  },
+];
+
+async function tombstoneFor(server: TestServer, noteId: string, userId: number) {
+  return server.app.db
+    .selectFrom('note_tombstones')
+    .selectAll()
+    .where('note_id', '=', noteId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+describe('Note permission matrix (D-COLLAB-1, D-ERR-2)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let clients: Record<Side, TestClient>;
+  let people: People;
+  let removedId: number;
+
+  async function freshNote(): Promise<string> {
+    const created = await owner.post('/api/notes', { title: 'Shared', content: 'plans #trip' });
+    const id: string = created.body.id;
+    for (const userId of [people.collaboratorId, people.otherCollaboratorId, removedId]) {
+      assert.equal((await owner.post(`/api/notes/${id}/collaborators`, { userId })).status, 201);
+    }
+    assert.equal((await owner.delete(`/api/notes/${id}/collaborators?userId=${removedId}`)).status, 200);
+    return id;
+  }
+
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url);
+    const collaborator = await createUserClient(server, 'collaborator@example.test', 'a password', owner);
+    const stranger = await createUserClient(server, 'stranger@example.test', 'a password', owner);
+    const removed = await createUserClient(server, 'removed@example.test', 'a password', owner);
+    const deleted = await createUserClient(server, 'deleted@example.test', 'a password', owner);
+    removedId = removed.userId;
+    people = {
+      ownerId: (await owner.get('/api/auth/status')).body.user.id,
+      collaboratorId: collaborator.userId,
+      otherCollaboratorId: await addUser(owner, 'other@example.test'),
+      inviteeId: await addUser(owner, 'invitee@example.test'),
+    };
+    // The deleted user was a collaborator once; their session outlives nothing.
+    const note = (await owner.post('/api/notes', { title: 'before deletion' })).body.id;
+    await owner.post(`/api/notes/${note}/collaborators`, { userId: deleted.userId });
+    assert.equal((await owner.delete(`/api/users/${deleted.userId}`)).status, 200);
+    clients = {
+      owner,
+      collaborator: collaborator.client,
+      stranger: stranger.client,
+      removedCollaborator: removed.client,
+      deletedUser: deleted.client,
+      anonymous: new TestClient(server.url),
+    };
+  });
+  after(() => server.close());
+
+  for (const row of MATRIX) {
+    describe(row.label, () => {
+      SIDES.forEach((side, index) => {
+        it(`answers ${row.expect[index]} to the ${side}`, async () => {
+          const noteId = await freshNote();
+          const response = await clients[side].request(row.method, row.path(noteId, people), {
+            json: row.body?.(people),
+          });
+          assert.equal(response.status, row.expect[index], `${side}: ${response.text}`);
+          if (response.status === 403) assert.equal(response.body.code, 'forbidden');
+          if (response.status === 404) assert.equal(response.body.code, 'note_not_found');
+          if (response.status === 401) assert.equal(response.body.code, 'unauthenticated');
+        });
+      });
+    });
+  }
+
+  it('changes nothing when a request is refused', async () => {
+    const noteId = await freshNote();
+    const original = (await owner.get(`/api/notes/${noteId}`)).body;
+    for (const side of ['stranger', 'removedCollaborator', 'deletedUser', 'anonymous'] as const) {
+      await clients[side].patch(`/api/notes/${noteId}`, { title: 'hijacked' });
+      await clients[side].delete(`/api/notes/${noteId}`);
+      await clients[side].post(`/api/notes/${noteId}/collaborators`, { userId: people.inviteeId });
+      await clients[side].delete(`/api/notes/${noteId}/collaborators?userId=${people.collaboratorId}`);
+    }
+    await clients.collaborator.delete(`/api/notes/${noteId}`);
+    await clients.collaborator.post(`/api/notes/${noteId}/collaborators`, { userId: people.inviteeId });
+    await clients.collaborator.delete(
+      `/api/notes/${noteId}/collaborators?userId=${people.otherCollaboratorId}`,
+    );
+    assert.deepEqual((await owner.get(`/api/notes/${noteId}`)).body, original);
+    const list = (await owner.get(`/api/notes/${noteId}/collaborators`)).body;
+    assert.deepEqual(
+      list.map((c: { userId: number }) => c.userId),
+      [people.collaboratorId, people.otherCollaboratorId],
+    );
+  });
+});
+
+describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let ownerId: number;
+  let collaborator: { client: TestClient; userId: number };
+  let stranger: { client: TestClient; userId: number };
+
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url);
+    ownerId = (await owner.get('/api/auth/status')).body.user.id;
+    collaborator = await createUserClient(server, 'friend@example.test', 'a password', owner);
+    stranger = await createUserClient(server, 'nobody@example.test', 'a password', owner);
+  });
+  after(() => server.close());
+
+  async function sharedNote(): Promise<string> {
+    const created = await owner.post('/api/notes', {
+      title: 'Lisbon trip',
+      content: 'pack sunscreen #travel',
+    });
+    assert.equal(created.status, 201);
+    const added = await owner.post(`/api/notes/${created.body.id}/collaborators`, {
+      userId: collaborator.userId,
+    });
+    assert.equal(added.status, 201);
+    return created.body.id;
+  }
+
+  async function seenBy(client: TestClient, noteId: string) {
+    const [list, get, search, tags] = await Promise.all([
+      client.get('/api/notes'),
+      client.get(`/api/notes/${noteId}`),
+      client.get('/api/search?q=sunscreen'),
+      client.get('/api/tags'),
+    ]);
+    return {
+      list: list.body.some((n: { id: string }) => n.id === noteId),
+      get: get.status,
+      search: search.body.some((n: { id: string }) => n.id === noteId),
+      tags: tags.body.some((t: { name: string }) => t.name === 'travel'),
+    };
+  }
+
+  it('shows a shared note to the collaborator in list, get, search and tags, with the ownerId', async () => {
+    const noteId = await sharedNote();
+    assert.deepEqual(await seenBy(collaborator.client, noteId), {
+      list: true,
+      get: 200,
+      search: true,
+      tags: true,
+    });
+    const note = (await collaborator.client.get(`/api/notes/${noteId}`)).body;
+    assert.equal(note.ownerId, ownerId);
+    const byTag = (await collaborator.client.get('/api/notes?tag=travel')).body;
+    assert.deepEqual(
+      byTag.map((n: { id: string }) => n.id),
+      [noteId],
+    );
+    assert.deepEqual(await seenBy(stranger.client, noteId), {
+      list: false,
+      get: 404,
+      search: false,
+      tags: false,
+    });
+    await owner.delete(`/api/notes/${noteId}`);
+  });
+
+  it('hides the note everywhere once the owner removes the collaborator, and leaves them a tombstone', async () => {
+    const noteId = await sharedNote();
+    const removed = await owner.delete(`/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`);
+    assert.equal(removed.status, 200);
+    assert.deepEqual(removed.body, { success: true });
+    assert.deepEqual(await seenBy(collaborator.client, noteId), {
+      list: false,
+      get: 404,
+      search: false,
+      tags: false,
+    });
+    assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
+    assert.equal(await tombstoneFor(server, noteId, ownerId), undefined);
+    await owner.delete(`/api/notes/${noteId}`);
+  });
+
+  it('hides the note once the collaborator leaves with userId=self, and leaves them a tombstone', async () => {
+    const noteId = await sharedNote();
+    const left = await collaborator.client.delete(`/api/notes/${noteId}/collaborators?userId=self`);
+    assert.equal(left.status, 200);
+    assert.deepEqual(await seenBy(collaborator.client, noteId), {
+      list: false,
+      get: 404,
+      search: false,
+      tags: false,
+    });
+    assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
+    assert.equal((await owner.get(`/api/notes/${noteId}`)).status, 200, 'the owner keeps the note');
+    await owner.delete(`/api/notes/${noteId}`);
+  });
+
+  it('changes neither version nor updatedAt of the note when sharing or unsharing it', async () => {
+    const noteId = await sharedNote();
+    const original = (await owner.get(`/api/notes/${noteId}`)).body;
+    await owner.delete(`/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`);
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: collaborator.userId });
+    await collaborator.client.delete(`/api/notes/${noteId}/collaborators?userId=self`);
+    const current = (await owner.get(`/api/notes/${noteId}`)).body;
+    assert.equal(current.version, original.version);
+    assert.equal(current.updatedAt, original.updatedAt);
+    await owner.delete(`/api/notes/${noteId}`);
+  });
+
+  it('clears the tombstone when the collaborator is added again', async () => {
+    const noteId = await sharedNote();
+    await owner.delete(`/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`);
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: collaborator.userId });
+    assert.equal(await tombstoneFor(server, noteId, collaborator.userId), undefined);
+    assert.equal((await collaborator.client.get(`/api/notes/${noteId}`)).status, 200);
+    await owner.delete(`/api/notes/${noteId}`);
+  });
+
+  it('lets a collaborator change every NoteInput field, flags included, for everyone (D-COLLAB-1)', async () => {
+    const noteId = await sharedNote();
+    const edit = {
+      title: 'Porto trip',
+      content: 'pack sunscreen and a hat #travel',
+      color: 'mint',
+      pinned: true,
+      archived: true,
+      trashed: false,
+      checklistMode: true,
+      sortOrder: 7,
+    };
+    const patched = await collaborator.client.patch(`/api/notes/${noteId}`, edit);
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.version, 2);
+    const seen = (await owner.get(`/api/notes/${noteId}`)).body;
+    for (const [field, value] of Object.entries(edit)) assert.deepEqual(seen[field], value, field);
+    const archived = (await collaborator.client.get('/api/notes?filter=archived')).body;
+    assert.ok(archived.some((n: { id: string }) => n.id === noteId));
+    await owner.delete(`/api/notes/${noteId}`);
+  });
+
+  it('leaves the collaborator a tombstone when the owner deletes the note', async () => {
+    const noteId = await sharedNote();
+    assert.equal((await owner.delete(`/api/notes/${noteId}`)).status, 200);
+    assert.equal((await collaborator.client.get(`/api/notes/${noteId}`)).status, 404);
+    assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
+    assert.ok(await tombstoneFor(server, noteId, ownerId));
+  });
+});
+
+describe('POST /api/notes/:id/collaborators (D-COLLAB-2)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let ownerId: number;
+  let friendId: number;
+  let noteId: string;
+
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url, { email: 'owner@example.test', displayName: 'Olga Owner' });
+    ownerId = (await owner.get('/api/auth/status')).body.user.id;
+    friendId = await addUser(owner, 'friend@example.test');
+    noteId = (await owner.post('/api/notes', { title: 'Groceries' })).body.id;
+  });
+  after(() => server.close());
+
+  it('answers 201 with the full list of Collaborators', async () => {
+    const secondId = await addUser(owner, 'second@example.test');
+    const first = await owner.post(`/api/notes/${noteId}/collaborators`, { userId: friendId });
+    assert.equal(first.status, 201);
+    const second = await owner.post(`/api/notes/${noteId}/collaborators`, { userId: secondId });
+    assert.equal(second.status, 201);
+    assert.deepEqual(
+      second.body.map((c: { userId: number }) => c.userId),
+      [friendId, secondId],
+    );
+    const [entry] = second.body;
+    assert.deepEqual(Object.keys(entry).sort(), ['addedAt', 'displayName', 'email', 'userId']);
+    assert.equal(entry.email, 'friend@example.test');
+    assert.equal(entry.displayName, 'friend');
+    assert.match(entry.addedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual((await owner.get(`/api/notes/${noteId}/collaborators`)).body, second.body);
+  });
+
+  it('answers 409 already_collaborator for a user already on the note', async () => {
+    const again = await owner.post(`/api/notes/${noteId}/collaborators`, { userId: friendId });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, 'already_collaborator');
+  });
+
+  for (const [label, body] of [
+    ['userId is missing', {}],
+    ['userId is a string', { userId: String(2) }],
+    ['userId is zero', { userId: 0 }],
+    ['userId is negative', { userId: -3 }],
+    ['userId is a fraction', { userId: 1.5 }],
+    ['userId is null', { userId: null }],
+  ] as const) {
+    it(`answers 400 when ${label}`, async () => {
+      const response = await owner.post(`/api/notes/${noteId}/collaborators`, body);
+      assert.equal(response.status, 400);
+      assert.equal(response.body.code, 'validation_failed');
+    });
+  }
+
+  it('answers 400 when the owner is given as collaborator', async () => {
+    const response = await owner.post(`/api/notes/${noteId}/collaborators`, { userId: ownerId });
+    assert.equal(response.status, 400);
+    assert.equal(response.body.code, 'owner_not_collaborator');
+  });
+
+  it('answers 404 user_not_found for a user that does not exist', async () => {
+    const response = await owner.post(`/api/notes/${noteId}/collaborators`, { userId: 999_999 });
+    assert.equal(response.status, 404);
+    assert.equal(response.body.code, 'user_not_found');
+  });
+
+  it('answers 404 note_not_found for an unknown note and 400 for a malformed id', async () => {
+    const unknown = await owner.post('/api/notes/0b7c6a52-8f2e-4f0e-9a57-5f7f7c1d2e3a/collaborators', {
+      userId: friendId,
+    });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'note_not_found');
+    assert.equal((await owner.post('/api/notes/not-a-uuid/collaborators', { userId: friendId })).status, 400);
+  });
+});
+
+describe('DELETE /api/notes/:id/collaborators (D-COLLAB-2)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let ownerId: number;
+  let collaborator: { client: TestClient; userId: number };
+  let otherId: number;
+  let outsiderId: number;
+  let noteId: string;
+
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url);
+    ownerId = (await owner.get('/api/auth/status')).body.user.id;
+    collaborator = await createUserClient(server, 'collab@example.test', 'a password', owner);
+    otherId = await addUser(owner, 'other@example.test');
+    outsiderId = await addUser(owner, 'outsider@example.test');
+    noteId = (await owner.post('/api/notes', { title: 'Shared' })).body.id;
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: collaborator.userId });
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: otherId });
+  });
+  after(() => server.close());
+
+  for (const query of [
+    '',
+    '?userId=',
+    '?userId=abc',
+    '?userId=0',
+    '?userId=-1',
+    '?userId=1.5',
+    '?userId=SELF',
+  ]) {
+    it(`answers 400 for ${query || 'no userId'}`, async () => {
+      const response = await owner.delete(`/api/notes/${noteId}/collaborators${query}`);
+      assert.equal(response.status, 400);
+      assert.equal(response.body.code, 'validation_failed');
+    });
+  }
+
+  it('answers 400 when the owner uses self, or its own id', async () => {
+    for (const target of ['self', String(ownerId)]) {
+      const response = await owner.delete(`/api/notes/${noteId}/collaborators?userId=${target}`);
+      assert.equal(response.status, 400);
+      assert.equal(response.body.code, 'owner_cannot_leave');
+    }
+  });
+
+  it('answers 404 collaborator_not_found for a user who is not a collaborator', async () => {
+    for (const target of [outsiderId, 999_999]) {
+      const response = await owner.delete(`/api/notes/${noteId}/collaborators?userId=${target}`);
+      assert.equal(response.status, 404);
+      assert.equal(response.body.code, 'collaborator_not_found');
+    }
+  });
+
+  it('answers 403 when a collaborator tries to remove someone else, the owner included', async () => {
+    for (const target of [otherId, ownerId, outsiderId]) {
+      const response = await collaborator.client.delete(
+        `/api/notes/${noteId}/collaborators?userId=${target}`,
+      );
+      assert.equal(response.status, 403);
+      assert.equal(response.body.code, 'forbidden');
+    }
+  });
+
+  it('lets a collaborator leave by naming their own id', async () => {
+    const response = await collaborator.client.delete(
+      `/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`,
+    );
+    assert.equal(response.status, 200);
+    const list = (await owner.get(`/api/notes/${noteId}/collaborators`)).body;
+    assert.deepEqual(
+      list.map((c: { userId: number }) => c.userId),
+      [otherId],
+    );
+    const again = await collaborator.client.delete(`/api/notes/${noteId}/collaborators?userId=self`);
+    assert.equal(again.status, 404);
+    assert.equal(again.body.code, 'note_not_found');
+  });
+});

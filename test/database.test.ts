@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { startServer, tempDataDir } from './helpers/server.js';
+
+describe('database (D-OPS-3)', () => {
+  it('runs in WAL mode with foreign keys on, and records applied migrations', async () => {
+    const server = await startServer();
+    const db = server.app.db;
+    const journal = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(db);
+    assert.equal(journal.rows[0]!.journal_mode, 'wal');
+    const fk = await sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(db);
+    assert.equal(fk.rows[0]!.foreign_keys, 1);
+    const migrations = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(
+      db,
+    );
+    assert.equal(migrations.rows[0]!.name, '0001_core');
+    assert.ok(fs.existsSync(path.join(server.dataDir, 'notes.db')));
+    await server.close();
+  });
+
+  it('keeps data across a restart and does not re-run migrations', async () => {
+    const first = await startServer();
+    const client = await setupOwner(first.url);
+    const note = (await client.post('/api/notes', { title: 'survives #restart' })).body;
+    await first.close({ keepData: true });
+
+    const second = await startServer({ dataDir: first.dataDir });
+    const again = new TestClient(second.url);
+    assert.equal((await again.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
+    const fetched = (await again.get(`/api/notes/${note.id}`)).body;
+    assert.equal(fetched.title, 'survives #restart');
+    assert.deepEqual(fetched.tags, ['restart']);
+    assert.equal((await again.get('/api/search?q=survives')).body.length, 1);
+    await second.close();
+  });
+
+  it('never lets updatedAt go backwards after a restart, even if the clock does (D-SYNC-2)', async () => {
+    const first = await startServer();
+    const client = await setupOwner(first.url);
+    const note = (await client.post('/api/notes', {})).body;
+    // Push the stored time an hour into the future, as if the clock had since jumped back.
+    const future = Date.parse(note.updatedAt) + 3_600_000;
+    await first.app.db.updateTable('notes').set({ updated_at: future }).execute();
+    await first.close({ keepData: true });
+    const second = await startServer({ dataDir: first.dataDir });
+    const again = new TestClient(second.url);
+    await again.post('/api/auth/login', { password: OWNER_PASSWORD });
+    const created = (await again.post('/api/notes', {})).body;
+    assert.ok(Date.parse(created.updatedAt) >= future);
+    const patched = (await again.patch(`/api/notes/${note.id}`, { title: 'x' })).body;
+    assert.ok(Date.parse(patched.updatedAt) >= future);
+    await second.close();
+  });
+});
+
+describe('graceful shutdown (D-OPS-2)', () => {
+  it('on SIGTERM finishes, closes the database cleanly and exits 0', async () => {
+    const dataDir = tempDataDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.on('exit', () => reject(new Error(`exited early: ${output}`)));
+    });
+    const client = await setupOwner(url);
+    assert.equal((await client.post('/api/notes', { title: 'flushed' })).status, 201);
+    const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    assert.equal(await exit, 0);
+    assert.match(output, /shutting down/);
+    // A clean close checkpoints the write-ahead log into the main file and removes it.
+    assert.ok(!fs.existsSync(path.join(dataDir, 'notes.db-wal')), 'WAL file left behind');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});
