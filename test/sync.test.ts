@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
 
@@ -103,6 +104,36 @@ describe('GET /api/sync', () => {
     const note = (await owner.post('/api/notes', { title: 'same millisecond' })).body;
     const second = await owner.get(`/api/sync?since=${syncTime}`);
     assert.ok(second.body.some((n: any) => n.id === note.id));
+  });
+
+  it('carries attachments, and an upload brings the note into the next pull (D-ATT-5)', async () => {
+    const note = (await owner.post('/api/notes', { title: 'with a picture' })).body;
+    clock.advance(1000);
+    const since = clock.now();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3a7' } })
+      .png()
+      .toBuffer();
+    const body = new FormData();
+    body.append('file', new Blob([png], { type: 'image/png' }), 'dot.png');
+    const upload = await owner.request('POST', `/api/notes/${note.id}/attachments`, { body });
+    assert.equal(upload.status, 201, upload.text);
+    const pulled = (await owner.get(`/api/sync?since=${since}`)).body;
+    assert.deepEqual(
+      pulled.map((n: any) => n.id),
+      [note.id],
+    );
+    assert.equal(pulled[0].attachments[0].id, upload.body.id);
+    assert.equal(pulled[0].version, 2);
+  });
+
+  it('accepts an API key with only notes:read for pulls (D-KEY-2)', async () => {
+    const key = (await owner.post('/api/settings/api-keys', { name: 'reader', scopes: ['notes:read'] })).body
+      .key;
+    const response = await new TestClient(server.url).get('/api/sync?since=0', {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(response.status, 200);
+    assert.ok(response.body.length > 0);
   });
 
   it("never returns another user's notes, but returns notes shared with the caller (D-NOTE-5)", async () => {
@@ -300,6 +331,20 @@ describe('POST /api/sync: validation (D-SYNC-4, D-ERR-5)', () => {
 
   it('answers 401 without a session', async () => {
     assert.equal((await new TestClient(server.url).post('/api/sync', { changes: [] })).status, 401);
+  });
+
+  it('answers 403 insufficient_scope to a read-only API key and applies nothing (D-KEY-3)', async () => {
+    const key = (await owner.post('/api/settings/api-keys', { name: 'reader', scopes: ['notes:read'] })).body
+      .key;
+    const change = valid();
+    const response = await new TestClient(server.url).post(
+      '/api/sync',
+      { changes: [change] },
+      { headers: { authorization: `Bearer ${key}` } },
+    );
+    assert.equal(response.status, 403);
+    assert.equal(response.body.code, 'insufficient_scope');
+    assert.equal(await noteOf(owner, change.noteId), undefined);
   });
 });
 
