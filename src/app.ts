@@ -35,6 +35,8 @@ import { createSearchService } from './features/search/service.js';
 import { sharingRoutes } from './features/sharing/routes.js';
 import { PublicAttachment, SharedNote, ShareLink } from './features/sharing/schemas.js';
 import { createSharingService } from './features/sharing/service.js';
+import { syncRoutes } from './features/sync/routes.js';
+import { createSyncService } from './features/sync/service.js';
 import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { userRoutes } from './features/users/routes.js';
@@ -75,6 +77,7 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config; log:
     sharing: createSharingService(deps),
     apiKeys: createApiKeysService(deps),
     mcpSessions: createMcpSessionsService(deps),
+    sync: createSyncService({ db: deps.db, clock: deps.clock, notes }),
   };
 }
 export type Services = ReturnType<typeof buildServices>;
@@ -208,6 +211,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(collaboratorRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
+  await app.register(syncRoutes);
   await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
@@ -216,11 +220,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   return app;
 }
 
-/** Trash retention and session (web and MCP) clean-up: at start-up, then hourly (D-NOTE-4). */
+/**
+ * Trash retention, tombstone and session (web and MCP) clean-up: at start-up, then hourly
+ * (D-NOTE-4, D-SYNC-3).
+ */
 function startMaintenance(app: FastifyInstance): void {
   const run = async () => {
     try {
       const purged = await app.services.notes.purgeExpiredTrash();
+      await app.services.sync.purgeExpiredTombstones();
       await app.services.auth.deleteExpiredSessions();
       await app.services.mcpSessions.deleteIdleSessions();
       if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');

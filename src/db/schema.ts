@@ -37,6 +37,8 @@ export interface NotesTable {
   version: number;
   /** JSON object: NoteInput field -> timestamp of the change that last set it (D-SYNC-5). */
   field_clock: string;
+  /** JSON object: NoteInput field -> note version at which its value last changed (D-SYNC-8). */
+  field_versions: string;
 }
 
 export interface TagsTable {

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as core from './0001_core.js';
 import * as attachmentHash from './0002_attachment_hash.js';
+import * as sync from './0003_sync.js';
 import * as shareLinks from './0005_share_links.js';
 import * as apiKeys from './0006_api_keys.js';
 
@@ -11,6 +12,7 @@ import * as apiKeys from './0006_api_keys.js';
 export const migrations: Record<string, Migration> = {
   '0001_core': core,
   '0002_attachment_hash': attachmentHash,
+  '0003_sync': sync,
   '0005_share_links': shareLinks,
   '0006_api_keys': apiKeys,
 };

@@ -23,10 +23,19 @@ export async function requireNoteAccess(
   action: NoteAction,
 ): Promise<{ note: NoteRow; role: NoteRole }> {
   if (action !== 'read') requireWriteScope(actor);
-  const found = await findNoteWithRole(db, noteId.toLowerCase(), actor.userId);
+  const found = await findNoteAccess(db, actor, noteId);
   if (!found) throw errors.noteNotFound();
   if (action === 'own' && found.role !== 'owner') {
     throw errors.forbidden('Only the owner of this note may do this');
   }
   return found;
+}
+
+/** The note and the caller's role on it, or undefined when the caller cannot see it. */
+export async function findNoteAccess(
+  db: Db,
+  actor: Actor,
+  noteId: string,
+): Promise<{ note: NoteRow; role: NoteRole } | undefined> {
+  return findNoteWithRole(db, noteId.toLowerCase(), actor.userId);
 }

@@ -62,11 +62,39 @@ export interface NotesDeps {
   notesDeleted: NotesDeletedListener[];
 }
 
+/** When and at which version each field last changed (D-SYNC-5, D-SYNC-8); see migration 0003. */
+export interface FieldHistory {
+  stampedAt: Record<NoteField, number>;
+  version: Record<NoteField, number>;
+}
+
+export function fieldHistory(note: NoteRow): FieldHistory {
+  const clock = JSON.parse(note.field_clock) as Partial<Record<NoteField, number>>;
+  const versions = JSON.parse(note.field_versions) as Partial<Record<NoteField, number>>;
+  const history: FieldHistory = {
+    stampedAt: {} as FieldHistory['stampedAt'],
+    version: {} as FieldHistory['version'],
+  };
+  for (const field of NOTE_FIELD_NAMES) {
+    history.stampedAt[field] = clock[field] ?? 0;
+    history.version[field] = versions[field] ?? 1;
+  }
+  return history;
+}
+
+/** A field clock stamp: one time for every field, or a time per field. */
+export type FieldStamp = number | ((field: NoteField) => number);
+const stampOf = (stamp: FieldStamp, field: NoteField) => (typeof stamp === 'function' ? stamp(field) : stamp);
+
 export function fieldValue(note: NoteRow, field: NoteField): NoteFields[NoteField] {
   const raw = note[NOTE_FIELDS[field]];
   if (field === 'title' || field === 'content' || field === 'color' || field === 'sortOrder')
     return raw as never;
   return raw === 1;
+}
+
+export function fieldValues(note: NoteRow): NoteFields {
+  return Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, fieldValue(note, f)])) as NoteFields;
 }
 
 export function attachmentView(row: AttachmentRow): Attachment {
@@ -144,14 +172,15 @@ async function indexNote(db: Db, note: NoteRow): Promise<void> {
 
 /**
  * Inserts a note for `ownerId`. Every field is stamped in the field clock with `stampedAt` (the
- * server clock for REST and MCP, the change's timestamp for sync).
+ * server clock for REST and MCP; for sync the change's timestamp, and 0 for defaulted fields so
+ * that any later-arriving change may set them).
  */
 export async function insertNote(
   db: Db,
-  input: { ownerId: number; id: string; values: Partial<NoteFields>; now: number; stampedAt: number },
+  input: { ownerId: number; id: string; values: Partial<NoteFields>; now: number; stampedAt: FieldStamp },
 ): Promise<NoteRow> {
   const values = { ...DEFAULTS, ...input.values };
-  const clock = Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, input.stampedAt]));
+  const clock = Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, stampOf(input.stampedAt, f)]));
   const row = await store.insertNote(db, {
     id: input.id,
     owner_id: input.ownerId,
@@ -168,6 +197,7 @@ export async function insertNote(
     updated_at: input.now,
     version: 1,
     field_clock: JSON.stringify(clock),
+    field_versions: JSON.stringify(Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, 1]))),
   });
   await indexNote(db, row);
   return row;
@@ -183,22 +213,26 @@ export async function applyNoteFields(
   db: Db,
   note: NoteRow,
   values: Partial<NoteFields>,
-  stamps: { now: number; stampedAt: number | ((field: NoteField) => number) },
+  stamps: { now: number; stampedAt: FieldStamp },
 ): Promise<{ note: NoteRow; changed: NoteField[] }> {
   const changed = NOTE_FIELD_NAMES.filter(
     (f) => values[f] !== undefined && values[f] !== fieldValue(note, f),
   );
   if (changed.length === 0) return { note, changed };
   const changes = Object.fromEntries(changed.map((f) => [f, values[f]])) as Partial<NoteFields>;
+  const version = note.version + 1;
   const clock = JSON.parse(note.field_clock) as Record<string, number>;
+  const versions = JSON.parse(note.field_versions) as Record<string, number>;
   for (const field of changed) {
-    clock[field] = typeof stamps.stampedAt === 'function' ? stamps.stampedAt(field) : stamps.stampedAt;
+    clock[field] = stampOf(stamps.stampedAt, field);
+    versions[field] = version;
   }
   const patch: Partial<NoteRow> = {
     ...columns(changes),
-    version: note.version + 1,
+    version,
     updated_at: Math.max(stamps.now, note.updated_at),
     field_clock: JSON.stringify(clock),
+    field_versions: JSON.stringify(versions),
   };
   if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? stamps.now : null;
   const updated = await store.updateNote(db, note.id, patch);

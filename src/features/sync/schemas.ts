@@ -1,0 +1,70 @@
+import { type Static, Type } from 'typebox';
+import { Uuid } from '../../http/schemas.js';
+import { NoteInput } from '../notes/schemas.js';
+
+export const MAX_SYNC_CHANGES = 1_000; // D-ERR-5
+export const SYNC_BODY_LIMIT = 16 * 1024 * 1024; // D-ERR-5
+
+/** Unix milliseconds, as every sync timestamp is (D-ERR-4). */
+const UnixMs = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+
+export const SinceQuery = Type.Object({
+  since: UnixMs('Pass the X-Sync-Time of your previous pull; 0 for everything'),
+});
+export type SinceQuery = Static<typeof SinceQuery>;
+
+export const SYNC_OPERATIONS = ['create', 'update', 'delete'] as const;
+export type SyncOperation = (typeof SYNC_OPERATIONS)[number];
+
+/**
+ * One change of a push (interface SyncChange, plus the optional baseVersion of D-SYNC-8).
+ * create and update need `data` (D-SYNC-4); `data.id`, if sent, is ignored: `noteId` decides.
+ */
+export const SyncChange = Type.Object(
+  {
+    noteId: Uuid,
+    operation: Type.Unsafe<SyncOperation>({ type: 'string', enum: [...SYNC_OPERATIONS] }),
+    timestamp: UnixMs('When the change was made on the device'),
+    baseVersion: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Note version last seen' }),
+    ),
+    data: Type.Optional(NoteInput),
+  },
+  {
+    title: 'SyncChange',
+    if: { properties: { operation: { enum: ['create', 'update'] } }, required: ['operation'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema if/then; this object is never awaited.
+    then: { required: ['data'] },
+  },
+);
+export type SyncChange = Static<typeof SyncChange>;
+
+export const SyncPush = Type.Object({
+  changes: Type.Array(SyncChange, { maxItems: MAX_SYNC_CHANGES }),
+});
+export type SyncPush = Static<typeof SyncPush>;
+
+export const SYNC_SKIP_REASONS = ['stale', 'forbidden', 'deleted'] as const;
+export type SyncSkipReason = (typeof SYNC_SKIP_REASONS)[number];
+
+/** D-SYNC-7 */
+export const SyncResult = Type.Object({
+  noteId: Type.String(),
+  status: Type.Unsafe<'applied' | 'skipped'>({ type: 'string', enum: ['applied', 'skipped'] }),
+  reason: Type.Optional(Type.Unsafe<SyncSkipReason>({ type: 'string', enum: [...SYNC_SKIP_REASONS] })),
+  conflictCopyId: Type.Optional(Uuid),
+});
+export type SyncResult = Static<typeof SyncResult>;
+
+export const SyncPushAnswer = Type.Object({
+  success: Type.Boolean(),
+  results: Type.Array(SyncResult),
+});
+export type SyncPushAnswer = Static<typeof SyncPushAnswer>;
+
+export const Tombstone = Type.Object({
+  id: Uuid,
+  deletedAt: Type.Integer({ description: 'Unix ms' }),
+});
+export type Tombstone = Static<typeof Tombstone>;

@@ -1,0 +1,206 @@
+import type { Actor } from '../../actor.js';
+import { requireWriteScope } from '../../actor.js';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../db/connection.js';
+import { AppError } from '../../errors.js';
+import { endCollaboration } from '../collaborators/service.js';
+import { findNoteAccess } from '../notes/permissions.js';
+import type { Note } from '../notes/schemas.js';
+import {
+  applyNoteFields,
+  deleteNotesForGood,
+  fieldHistory,
+  fieldValues,
+  insertNote,
+  type NotesService,
+  noteViews,
+  pickNoteFields,
+} from '../notes/service.js';
+import { type AttachmentRow, type NoteRow, noteExists } from '../notes/store.js';
+import {
+  applyOrder,
+  BatchFields,
+  conflictCopyId,
+  conflictCopyText,
+  type LosingText,
+  mergeChange,
+} from './merge.js';
+import type { SyncChange, SyncResult, Tombstone } from './schemas.js';
+import * as store from './store.js';
+
+/** Tombstones are kept this long (D-SYNC-3); a device away longer must resync from scratch. */
+export const TOMBSTONE_RETENTION_DAYS = 90;
+const TOMBSTONE_RETENTION_MS = TOMBSTONE_RETENTION_DAYS * 86_400_000;
+
+export interface SyncDeps {
+  db: Db;
+  clock: Clock;
+  notes: NotesService;
+}
+
+interface PushContext {
+  actor: Actor;
+  now: number;
+  batch: BatchFields;
+  /** Attachment rows of notes deleted by the push; their files go once it has committed. */
+  removed: AttachmentRow[];
+}
+
+const applied = (change: SyncChange, conflictCopyId?: string): SyncResult =>
+  conflictCopyId
+    ? { noteId: change.noteId, status: 'applied', conflictCopyId }
+    : { noteId: change.noteId, status: 'applied' };
+
+const skipped = (change: SyncChange, reason: SyncResult['reason'], conflictCopyId?: string): SyncResult =>
+  conflictCopyId
+    ? { noteId: change.noteId, status: 'skipped', reason, conflictCopyId }
+    : { noteId: change.noteId, status: 'skipped', reason };
+
+export function createSyncService({ db, clock, notes }: SyncDeps) {
+  /**
+   * Keeps the losing texts of a change as a new note of the pusher (D-SYNC-8). The id comes from
+   * the change, so a repeated push finds the copy it made before, or leaves it deleted if the
+   * user has deleted it since.
+   */
+  async function keepConflictCopy(
+    trx: Db,
+    context: PushContext,
+    note: NoteRow,
+    change: SyncChange,
+    losers: LosingText[],
+  ): Promise<string> {
+    const first = losers[0]!;
+    const id = conflictCopyId(note.id, first.field, change.timestamp);
+    if ((await noteExists(trx, id)) || (await store.wasDeleted(trx, id))) return id;
+    const lostTitle = losers.find((l) => l.field === 'title');
+    const lostContent = losers.find((l) => l.field === 'content');
+    const text = conflictCopyText(
+      {
+        title: lostTitle?.text ?? note.title,
+        content: lostContent?.text ?? note.content,
+        titleLost: lostTitle !== undefined,
+      },
+      first.stampedAt,
+    );
+    const { color, checklistMode, sortOrder } = fieldValues(note);
+    await insertNote(trx, {
+      ownerId: context.actor.userId,
+      id,
+      values: { ...text, color, checklistMode, sortOrder },
+      now: context.now,
+      stampedAt: context.now,
+    });
+    return id;
+  }
+
+  /** One change, as D-SYNC-6 says; the note is read afresh, so earlier changes of the batch count. */
+  async function applyChange(trx: Db, context: PushContext, change: SyncChange, index: number) {
+    const { actor, now } = context;
+    const noteId = change.noteId.toLowerCase();
+    const access = await findNoteAccess(trx, actor, noteId);
+
+    if (change.operation === 'delete') {
+      if (!access) return (await noteExists(trx, noteId)) ? skipped(change, 'forbidden') : applied(change);
+      if (access.role === 'owner')
+        context.removed.push(...(await deleteNotesForGood(trx, [access.note], now)));
+      else await endCollaboration(trx, noteId, actor.userId, now); // a collaborator only leaves
+      return applied(change);
+    }
+
+    const data = pickNoteFields(change.data ?? {});
+    if (!access) {
+      if (await noteExists(trx, noteId)) return skipped(change, 'forbidden');
+      if (await store.wasDeleted(trx, noteId)) return skipped(change, 'deleted'); // delete wins
+      await insertNote(trx, {
+        ownerId: actor.userId,
+        id: noteId,
+        values: data,
+        now,
+        // Fields the change does not set keep their defaults at stamp 0, so that any change,
+        // e.g. the create arriving after this update, may still set them.
+        stampedAt: (field) => (data[field] === undefined ? 0 : change.timestamp),
+      });
+      return applied(change);
+    }
+
+    const decision = mergeChange({
+      index,
+      noteId,
+      timestamp: change.timestamp,
+      // A create describes the note at version 1: whatever changed since is someone else's.
+      baseVersion: change.baseVersion ?? (change.operation === 'create' ? 1 : undefined),
+      data,
+      stored: fieldValues(access.note),
+      history: fieldHistory(access.note),
+      batch: context.batch,
+    });
+    const { note } = await applyNoteFields(trx, access.note, decision.accepted, {
+      now,
+      stampedAt: change.timestamp,
+    });
+    const copyId =
+      decision.losers.length > 0
+        ? await keepConflictCopy(trx, context, note, change, decision.losers)
+        : undefined;
+    return decision.stale ? skipped(change, 'stale', copyId) : applied(change, copyId);
+  }
+
+  return {
+    /** D-SYNC-1: the time is read before the query, so a change committed meanwhile comes next time. */
+    async pull(actor: Actor, since: number): Promise<{ syncTime: number; notes: Note[] }> {
+      const syncTime = clock.now();
+      const notesChanged = await db
+        .transaction()
+        .execute(async (trx) => noteViews(trx, await store.notesChangedSince(trx, actor.userId, since)));
+      return { syncTime, notes: notesChanged };
+    },
+
+    /**
+     * D-SYNC-3. A `since` older than the retention period cannot be answered completely, so it is
+     * refused with 410 `resync_required` rather than answered with a silent gap (0 is allowed: a
+     * new device has nothing to delete).
+     */
+    async deleted(actor: Actor, since: number): Promise<{ syncTime: number; deleted: Tombstone[] }> {
+      const syncTime = clock.now();
+      if (since > 0 && since < syncTime - TOMBSTONE_RETENTION_MS) {
+        throw new AppError(
+          410,
+          'resync_required',
+          `Deletions are kept for ${TOMBSTONE_RETENTION_DAYS} days; pull everything with since=0 and replace your local notes`,
+        );
+      }
+      const rows = await store.tombstonesSince(db, actor.userId, since);
+      return { syncTime, deleted: rows.map((r) => ({ id: r.note_id, deletedAt: r.deleted_at })) };
+    },
+
+    /**
+     * D-SYNC-4..8: the batch (already validated whole) is applied in one transaction in ascending
+     * timestamp order; the results come back in the order of the changes.
+     */
+    async push(actor: Actor, changes: readonly SyncChange[]): Promise<SyncResult[]> {
+      requireWriteScope(actor);
+      const results: SyncResult[] = new Array(changes.length);
+      const removed = await db.transaction().execute(async (trx) => {
+        const context: PushContext = {
+          actor,
+          now: clock.now(),
+          batch: new BatchFields(changes),
+          removed: [],
+        };
+        for (const index of applyOrder(changes)) {
+          results[index] = await applyChange(trx, context, changes[index]!, index);
+        }
+        return context.removed;
+      });
+      await notes.notifyDeleted(removed);
+      return results;
+    },
+
+    /** Forgets tombstones older than the retention period (D-SYNC-3); returns how many. */
+    async purgeExpiredTombstones(): Promise<number> {
+      return store.deleteTombstonesBefore(db, clock.now() - TOMBSTONE_RETENTION_MS);
+    },
+  };
+}
+
+export type SyncService = ReturnType<typeof createSyncService>;

@@ -1,0 +1,61 @@
+import type { Db } from '../../db/connection.js';
+import type { NoteRow } from '../notes/store.js';
+
+/**
+ * Notes the user may see that changed at or after `since` (D-SYNC-1): their own by updatedAt, and
+ * those shared with them by updatedAt or by the time they were shared, so a note shared today
+ * reaches the new collaborator even if it last changed last year. Each half uses an index.
+ */
+export async function notesChangedSince(db: Db, userId: number, since: number): Promise<NoteRow[]> {
+  return db
+    .selectFrom('notes')
+    .selectAll()
+    .where('owner_id', '=', userId)
+    .where('updated_at', '>=', since)
+    .unionAll(
+      db
+        .selectFrom('notes as n')
+        .innerJoin('note_collaborators as c', 'c.note_id', 'n.id')
+        .selectAll('n')
+        .where('c.user_id', '=', userId)
+        .where((eb) => eb.or([eb('n.updated_at', '>=', since), eb('c.added_at', '>=', since)])),
+    )
+    .orderBy('updated_at')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * The user's tombstones at or after `since` (D-SYNC-3). Sharing a note again forgets the user's
+ * tombstone (collaborators service), so a pull never both adds and removes a note.
+ */
+export async function tombstonesSince(
+  db: Db,
+  userId: number,
+  since: number,
+): Promise<{ note_id: string; deleted_at: number }[]> {
+  return db
+    .selectFrom('note_tombstones')
+    .select(['note_id', 'deleted_at'])
+    .where('user_id', '=', userId)
+    .where('deleted_at', '>=', since)
+    .orderBy('deleted_at')
+    .orderBy('note_id')
+    .execute();
+}
+
+/** Whether anyone holds a tombstone for this note id: it was deleted, so it stays deleted (D-SYNC-6). */
+export async function wasDeleted(db: Db, noteId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('note_tombstones')
+    .select('note_id')
+    .where('note_id', '=', noteId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function deleteTombstonesBefore(db: Db, before: number): Promise<number> {
+  const result = await db.deleteFrom('note_tombstones').where('deleted_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

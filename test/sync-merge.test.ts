@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { FieldHistory, NoteFields } from '../src/features/notes/service.js';
+import { NOTE_FIELD_NAMES } from '../src/features/notes/service.js';
+import {
+  applyOrder,
+  BatchFields,
+  conflictCopyId,
+  conflictCopyText,
+  type MergeInput,
+  mergeChange,
+} from '../src/features/sync/merge.js';
+
+const NOTE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+
+const stored: NoteFields = {
+  title: 'stored title',
+  content: 'stored content',
+  color: 'sand',
+  pinned: true,
+  archived: false,
+  trashed: false,
+  checklistMode: true,
+  sortOrder: 7,
+};
+
+function history(
+  stampedAt: Partial<Record<string, number>> = {},
+  version: Partial<Record<string, number>> = {},
+) {
+  const h = { stampedAt: {}, version: {} } as FieldHistory;
+  for (const f of NOTE_FIELD_NAMES) {
+    h.stampedAt[f] = stampedAt[f] ?? 100;
+    h.version[f] = version[f] ?? 1;
+  }
+  return h;
+}
+
+function merge(overrides: Partial<MergeInput>) {
+  return mergeChange({
+    index: 0,
+    noteId: NOTE,
+    timestamp: 200,
+    data: {},
+    stored,
+    history: history(),
+    batch: new BatchFields([]),
+    ...overrides,
+  });
+}
+
+describe('applyOrder (D-SYNC-4)', () => {
+  it('sorts by timestamp and keeps array order for ties', () => {
+    assert.deepEqual(
+      applyOrder([{ timestamp: 5 }, { timestamp: 1 }, { timestamp: 5 }, { timestamp: 0 }]),
+      [3, 1, 0, 2],
+    );
+  });
+});
+
+describe('mergeChange (D-SYNC-5, D-SYNC-8)', () => {
+  it('takes a field whose stored stamp is not newer than the change', () => {
+    const same = merge({ timestamp: 100, data: { color: 'mint' } });
+    assert.deepEqual(same.accepted, { color: 'mint' });
+    assert.equal(same.stale, false);
+  });
+
+  it('skips a field stamped later and calls the change stale when every field is', () => {
+    const decision = merge({ timestamp: 50, data: { color: 'mint', pinned: true } });
+    assert.deepEqual(decision.accepted, {});
+    assert.equal(decision.stale, true);
+  });
+
+  it('is not stale when at least one field wins', () => {
+    const decision = merge({
+      timestamp: 150,
+      history: history({ color: 300 }),
+      data: { color: 'mint', pinned: true },
+    });
+    assert.deepEqual(decision.accepted, { pinned: true });
+    assert.equal(decision.stale, false);
+  });
+
+  it('returns a stale title or content as a loser stamped with the change', () => {
+    const decision = merge({ timestamp: 50, data: { title: 'mine', content: 'my text' } });
+    assert.deepEqual(decision.losers, [
+      { field: 'title', text: 'mine', stampedAt: 50 },
+      { field: 'content', text: 'my text', stampedAt: 50 },
+    ]);
+  });
+
+  it('keeps no loser for equal texts, empty texts or non-text fields', () => {
+    assert.deepEqual(merge({ timestamp: 50, data: { title: 'stored title' } }).losers, []);
+    assert.deepEqual(merge({ timestamp: 50, data: { content: '' } }).losers, []);
+    assert.deepEqual(merge({ timestamp: 50, data: { color: 'coral' } }).losers, []);
+  });
+
+  it('with baseVersion, returns the stored text changed after it as the loser when the change wins', () => {
+    const decision = merge({
+      timestamp: 200,
+      baseVersion: 2,
+      history: history({ content: 150 }, { content: 3 }),
+      data: { content: 'mine' },
+    });
+    assert.deepEqual(decision.accepted, { content: 'mine' });
+    assert.deepEqual(decision.losers, [{ field: 'content', text: 'stored content', stampedAt: 150 }]);
+  });
+
+  it('with baseVersion, keeps nothing when the stored text is not newer than it', () => {
+    const decision = merge({
+      baseVersion: 3,
+      history: history({}, { content: 3 }),
+      data: { content: 'mine' },
+    });
+    assert.deepEqual(decision.losers, []);
+  });
+
+  it("never treats the batch's own values as someone else's", () => {
+    const batch = new BatchFields([
+      { noteId: NOTE, timestamp: 150, data: { content: 'earlier' } },
+      { noteId: NOTE, timestamp: 200, data: { content: 'mine' } },
+    ]);
+    const wins = merge({
+      index: 1,
+      baseVersion: 1,
+      stored: { ...stored, content: 'earlier' },
+      history: history({ content: 150 }, { content: 2 }),
+      data: { content: 'mine' },
+      batch,
+    });
+    assert.deepEqual(wins.losers, []);
+    const loses = merge({
+      index: 0,
+      timestamp: 150,
+      stored: { ...stored, content: 'mine' },
+      history: history({ content: 200 }),
+      data: { content: 'earlier' },
+      batch,
+    });
+    assert.deepEqual(loses.losers, []);
+  });
+
+  it("counts a value stored at the batch's timestamp by another device as someone else's", () => {
+    const batch = new BatchFields([{ noteId: NOTE, timestamp: 200, data: { title: 'mine' } }]);
+    const decision = merge({
+      baseVersion: 1,
+      history: history({ title: 200 }, { title: 2 }),
+      data: { title: 'mine' },
+      batch,
+    });
+    assert.deepEqual(decision.losers, [{ field: 'title', text: 'stored title', stampedAt: 200 }]);
+  });
+
+  it('lets the later change in array order win a tie within the batch, so a repeat changes nothing', () => {
+    const batch = new BatchFields([
+      { noteId: NOTE, timestamp: 200, data: { color: 'sage' } },
+      { noteId: NOTE, timestamp: 200, data: { color: 'fog' } },
+    ]);
+    assert.deepEqual(merge({ index: 0, data: { color: 'sage' }, batch }).accepted, {});
+    assert.deepEqual(merge({ index: 1, data: { color: 'fog' }, batch }).accepted, { color: 'fog' });
+  });
+});
+
+describe('conflictCopyId (D-SYNC-8)', () => {
+  it('is a stable version 5 uuid of note, field and timestamp', () => {
+    const id = conflictCopyId(NOTE, 'title', 123);
+    assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(conflictCopyId(NOTE.toUpperCase(), 'title', 123), id);
+    assert.notEqual(conflictCopyId(NOTE, 'content', 123), id);
+    assert.notEqual(conflictCopyId(NOTE, 'title', 124), id);
+  });
+});
+
+describe('conflictCopyText (D-SYNC-8)', () => {
+  it('titles the copy "<title> (conflict <ISO date>)"', () => {
+    assert.deepEqual(conflictCopyText({ title: 'Plan', content: 'c', titleLost: false }, 0), {
+      title: 'Plan (conflict 1970-01-01T00:00:00.000Z)',
+      content: 'c',
+    });
+  });
+
+  it('cuts a long title to the 1,000-character limit and keeps a cut losing title in the content', () => {
+    const long = 'x'.repeat(1000);
+    const copy = conflictCopyText({ title: long, content: 'c', titleLost: true }, 0);
+    assert.equal(copy.title.length, 1000);
+    assert.ok(copy.title.endsWith('… (conflict 1970-01-01T00:00:00.000Z)'));
+    assert.equal(copy.content, `${long}\n\nc`);
+    assert.equal(conflictCopyText({ title: long, content: 'c', titleLost: false }, 0).content, 'c');
+  });
+});
