@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -26,13 +26,37 @@ export async function openDatabase(dataDir: string): Promise<OpenDatabase> {
   sqlite.function('fold_case', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrate(db);
   return {
     db,
     sqlite,
     async close() {
       await db.destroy();
+    },
+  };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, and compiling SQL is a large part of a simple request
+ * (docs/benchmarks.md). A query shape always compiles to the same SQL text (values are bound
+ * parameters, lists are one json_each parameter), so statements are kept by their text, the
+ * least recently used dropped past STATEMENT_CACHE_SIZE. Kysely runs one query at a time on
+ * the connection, so a cached statement is never in use twice at once.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text) {
+      let statement = statements.get(text);
+      if (statement) statements.delete(text);
+      else statement = sqlite.prepare(text);
+      statements.set(text, statement);
+      if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      return statement;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import type { NoteRow } from '../notes/store.js';
-import { visibleNoteIds } from '../notes/store.js';
+import { visibleTo } from '../notes/store.js';
 
 /**
  * Notes visible to the user matching an FTS5 expression built by buildMatchQuery (never raw
@@ -13,7 +13,7 @@ export async function searchNotes(db: Db, userId: number, match: string, limit: 
     JOIN notes n ON n.doc_id = notes_fts.rowid
     WHERE notes_fts MATCH ${match}
       AND n.trashed = 0
-      AND n.id IN ${visibleNoteIds(userId)}
+      AND ${visibleTo(userId)}
     ORDER BY bm25(notes_fts, 10.0, 1.0, 5.0), n.updated_at DESC
     LIMIT ${limit}`.execute(db);
   return result.rows;

@@ -1,0 +1,85 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+
+/** A server running as its own process on 127.0.0.1. */
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  /** Milliseconds from spawn to the first successful answer of `readyPath`. */
+  startupMs: number;
+  /** The process's peak resident set size so far (VmHWM), in MiB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+function peakRssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(status);
+  if (!match) throw new Error(`no VmHWM for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+async function waitUntilReady(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`server not ready at ${url} after ${timeoutMs} ms`);
+}
+
+/**
+ * Spawns `node <args>` with `env` added and waits until GET `readyPath` answers 2xx. The child's
+ * output goes to ours, so a crash or a warning is visible in the benchmark log.
+ */
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  readyPath: string,
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    await waitUntilReady(child, `${url}${readyPath}`, 30_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  const startupMs = performance.now() - started;
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    startupMs,
+    peakRssMb: () => peakRssMb(pid),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
