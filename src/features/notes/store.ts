@@ -29,6 +29,26 @@ export function visibleTo(userId: number) {
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ${userId}))`;
 }
 
+/** The note rows with whether the user collaborates on each; roleOf turns that into the role. */
+function notesWithCollaboration(db: Db, userId: number) {
+  return db
+    .selectFrom('notes as n')
+    .selectAll('n')
+    .select(
+      sql<number>`EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ${userId})`.as(
+        'is_collaborator',
+      ),
+    );
+}
+
+/** The user's role on a note: owner, collaborator, or none (the single-note visibleNoteIds). */
+function roleOf(row: NoteRow & { is_collaborator: number }, userId: number) {
+  const { is_collaborator, ...note } = row;
+  const role: NoteRole | undefined =
+    note.owner_id === userId ? 'owner' : is_collaborator ? 'collaborator' : undefined;
+  return { note, role };
+}
+
 /**
  * One note and the user's role on it: the single-note form of visibleNoteIds (owner or
  * collaborator, else nothing); the two must say the same. Only requireNoteAccess calls it.
@@ -38,21 +58,26 @@ export async function findNoteWithRole(
   noteId: string,
   userId: number,
 ): Promise<{ note: NoteRow; role: NoteRole } | undefined> {
-  const row = await db
-    .selectFrom('notes as n')
-    .selectAll('n')
-    .select(
-      sql<number>`EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ${userId})`.as(
-        'is_collaborator',
-      ),
-    )
-    .where('n.id', '=', noteId)
-    .executeTakeFirst();
+  const row = await notesWithCollaboration(db, userId).where('n.id', '=', noteId).executeTakeFirst();
   if (!row) return undefined;
-  const { is_collaborator, ...note } = row;
-  if (note.owner_id === userId) return { note, role: 'owner' };
-  if (is_collaborator) return { note, role: 'collaborator' };
-  return undefined;
+  const { note, role } = roleOf(row, userId);
+  return role ? { note, role } : undefined;
+}
+
+/**
+ * findNoteWithRole for many ids in one query. Unlike it, a note the user cannot see is still
+ * listed (role undefined), so a caller knows that the id is taken without another query.
+ */
+export async function findNotesWithRole(
+  db: Db,
+  noteIds: readonly string[],
+  userId: number,
+): Promise<Map<string, { note: NoteRow; role: NoteRole | undefined }>> {
+  const found = new Map<string, { note: NoteRow; role: NoteRole | undefined }>();
+  if (noteIds.length === 0) return found;
+  const rows = await notesWithCollaboration(db, userId).where('n.id', 'in', inJsonList(noteIds)).execute();
+  for (const row of rows) found.set(row.id, roleOf(row, userId));
+  return found;
 }
 
 export async function noteExists(db: Db, noteId: string): Promise<boolean> {
@@ -143,14 +168,33 @@ export async function attachmentsByNote(
   return byNote;
 }
 
-/** Replaces a note's tags, creating new tag rows and dropping tags no note uses any more (D-TAG-2). */
+/**
+ * Replaces a note's tags, creating new tag rows and dropping tags no note uses any more (D-TAG-2).
+ * Only the difference is written: an edit that keeps the hashtags costs one query.
+ */
 export async function replaceNoteTags(db: Db, noteId: string, names: readonly string[]): Promise<void> {
-  const previous = await db.selectFrom('note_tags').select('tag_id').where('note_id', '=', noteId).execute();
-  await db.deleteFrom('note_tags').where('note_id', '=', noteId).execute();
-  if (names.length > 0) {
+  const current = await db
+    .selectFrom('note_tags as nt')
+    .innerJoin('tags as t', 't.id', 'nt.tag_id')
+    .select(['t.id', 't.name'])
+    .where('nt.note_id', '=', noteId)
+    .execute();
+  const wanted = new Set(names);
+  const dropped = current.filter((t) => !wanted.has(t.name)).map((t) => t.id);
+  const kept = new Set(current.map((t) => t.name));
+  const added = [...wanted].filter((name) => !kept.has(name));
+  if (dropped.length > 0) {
+    await db
+      .deleteFrom('note_tags')
+      .where('note_id', '=', noteId)
+      .where('tag_id', 'in', inJsonList(dropped))
+      .execute();
+    await deleteUnusedTags(db, dropped);
+  }
+  if (added.length > 0) {
     await db
       .insertInto('tags')
-      .values(names.map((name) => ({ name })))
+      .values(added.map((name) => ({ name })))
       .onConflict((oc) => oc.column('name').doNothing())
       .execute();
     await db
@@ -160,14 +204,10 @@ export async function replaceNoteTags(db: Db, noteId: string, names: readonly st
         eb
           .selectFrom('tags')
           .select([sql<string>`${noteId}`.as('note_id'), 'id'])
-          .where('name', 'in', inJsonList(names)),
+          .where('name', 'in', inJsonList(added)),
       )
       .execute();
   }
-  await deleteUnusedTags(
-    db,
-    previous.map((p) => p.tag_id),
-  );
 }
 
 export async function deleteUnusedTags(db: Db, tagIds: readonly number[]): Promise<void> {
@@ -186,8 +226,8 @@ export async function writeSearchDocument(
   docId: number,
   doc: { title: string; content: string; tags: string },
 ): Promise<void> {
-  await sql`DELETE FROM notes_fts WHERE rowid = ${docId}`.execute(db);
-  await sql`INSERT INTO notes_fts (rowid, title, content, tags) VALUES (${docId}, ${doc.title}, ${doc.content}, ${doc.tags})`.execute(
+  // FTS5 answers OR REPLACE by deleting the old document of that rowid: one statement, not two.
+  await sql`INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (${docId}, ${doc.title}, ${doc.content}, ${doc.tags})`.execute(
     db,
   );
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.js';
+import { inJsonList } from '../../db/dialect.js';
 import type { NoteRow } from '../notes/store.js';
 
 /**
@@ -53,6 +54,18 @@ export async function wasDeleted(db: Db, noteId: string): Promise<boolean> {
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** wasDeleted for many note ids in one query: the ids someone holds a tombstone for. */
+export async function deletedAmong(db: Db, noteIds: readonly string[]): Promise<Set<string>> {
+  if (noteIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('note_tombstones')
+    .select('note_id')
+    .distinct()
+    .where('note_id', 'in', inJsonList(noteIds))
+    .execute();
+  return new Set(rows.map((r) => r.note_id));
 }
 
 export async function deleteTombstonesBefore(db: Db, before: number): Promise<number> {
