@@ -581,6 +581,37 @@ describe('POST /api/sync: applying changes', () => {
     const ownerTombstones = (await owner.get(`/api/sync/deleted?since=${since}`)).body;
     assert.ok(!ownerTombstones.some((t: any) => t.id === note.id));
   });
+
+  // The push reads its notes once and keeps them current as it writes: these pin that a change
+  // sees what the earlier changes of the same batch did (D-SYNC-4).
+  it('skips an update after the delete of its note in the same batch as deleted (D-SYNC-6)', async () => {
+    const id = randomUUID();
+    const results = await push(owner, [
+      { noteId: id, operation: 'create', timestamp: T0 + 1, data: { title: 'brief' } },
+      { noteId: id, operation: 'delete', timestamp: T0 + 2 },
+      { noteId: id, operation: 'update', timestamp: T0 + 3, data: { title: 'after' } },
+    ]);
+    assert.deepEqual(results, [
+      { noteId: id, status: 'applied' },
+      { noteId: id, status: 'applied' },
+      { noteId: id, status: 'skipped', reason: 'deleted' },
+    ]);
+    assert.equal(await noteOf(owner, id), undefined);
+  });
+
+  it('skips as forbidden an edit a collaborator pushes after leaving the note in the same batch', async () => {
+    const note = (await owner.post('/api/notes', { title: 'shared', content: 'as it was' })).body;
+    await share(owner, note.id, other.userId);
+    const results = await push(other.client, [
+      { noteId: note.id, operation: 'delete', timestamp: clock.now() + 1 },
+      { noteId: note.id, operation: 'update', timestamp: clock.now() + 2, data: { content: 'sneaky' } },
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.reason ?? r.status),
+      ['applied', 'forbidden'],
+    );
+    assert.equal((await noteOf(owner, note.id)).content, 'as it was');
+  });
 });
 
 describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
@@ -714,5 +745,37 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
     assert.equal(copy.ownerId, collaborator.userId);
     assert.equal(copy.content, 'collab text');
     assert.equal(await noteOf(owner, result!.conflictCopyId!), undefined);
+  });
+});
+
+describe('GET /api/sync with 1,000 notes or more', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url);
+  });
+  after(() => server.close());
+
+  // Arrays this long are serialized by JSON.stringify rather than the schema (app.ts), so the
+  // answer must still carry exactly the Note fields, each as GET /api/notes/{id} gives it.
+  it('answers each note exactly as GET /api/notes/{id} does', async () => {
+    const now = Date.now();
+    const changes: Change[] = Array.from({ length: 1_000 }, (_, i) => ({
+      noteId: randomUUID(),
+      operation: 'create',
+      timestamp: now + i,
+      data: { title: `Note ${i} "quoted"`, content: `#tag${i % 3} line\nnext ✓`, trashed: i % 10 === 0 },
+    }));
+    const results = await push(owner, changes);
+    assert.ok(results.every((r) => r.status === 'applied'));
+    const pulled = await pullAll(owner);
+    assert.equal(pulled.length, 1_000);
+    for (const index of [0, 1, 2, 500, 999]) {
+      const pulledNote = pulled.find((n) => n.id === changes[index]!.noteId);
+      const single = await noteOf(owner, changes[index]!.noteId);
+      assert.deepEqual(pulledNote, single);
+      assert.deepEqual(Object.keys(pulledNote), Object.keys(single));
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { type Actor, requireWriteScope } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
-import { findNoteWithRole, type NoteRole, type NoteRow } from './store.js';
+import { findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './store.js';
 
 /**
  * What the caller wants to do with a note:
@@ -38,4 +38,20 @@ export async function findNoteAccess(
   noteId: string,
 ): Promise<{ note: NoteRow; role: NoteRole } | undefined> {
   return findNoteWithRole(db, noteId.toLowerCase(), actor.userId);
+}
+
+/**
+ * findNoteAccess for many notes in one query, keyed by lower-case id. An id that is taken by a
+ * note the caller cannot see maps to `{ note, role: undefined }`; a free id is absent.
+ */
+export async function findNotesAccess(
+  db: Db,
+  actor: Actor,
+  noteIds: readonly string[],
+): Promise<Map<string, { note: NoteRow; role: NoteRole | undefined }>> {
+  return findNotesWithRole(
+    db,
+    noteIds.map((id) => id.toLowerCase()),
+    actor.userId,
+  );
 }

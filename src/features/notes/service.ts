@@ -23,7 +23,7 @@ import {
   type NoteColor,
   type NoteInput,
 } from './schemas.js';
-import type { AttachmentRow, NoteRow } from './store.js';
+import type { AttachmentRow, NoteRow, NoteViewRow } from './store.js';
 import * as store from './store.js';
 
 /** The NoteInput fields that a client sets, and the columns that hold them. */
@@ -110,7 +110,7 @@ export function attachmentView(row: AttachmentRow): Attachment {
 }
 
 /** Note responses with tags and attachments: two queries whatever the number of notes. */
-export async function noteViews(db: Db, rows: readonly NoteRow[]): Promise<Note[]> {
+export async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<Note[]> {
   const ids = rows.map((r) => r.id);
   const [tags, attachments] = await Promise.all([
     store.tagsByNote(db, ids),
@@ -160,9 +160,11 @@ export function pickNoteFields(input: NoteInput): Partial<NoteFields> {
   return out;
 }
 
-async function indexNote(db: Db, note: NoteRow): Promise<void> {
+/** Tags (D-TAG-2) and search document of a note; a note just inserted has no tags to compare. */
+async function indexNote(db: Db, note: NoteRow, inserted: boolean): Promise<void> {
   const tags = extractHashtags(note.title, note.content);
-  await store.replaceNoteTags(db, note.id, tags);
+  if (inserted) await store.addNoteTags(db, note.id, tags);
+  else await store.replaceNoteTags(db, note.id, tags);
   await store.writeSearchDocument(db, note.doc_id, {
     title: indexText(note.title),
     content: indexText(note.content),
@@ -199,7 +201,7 @@ export async function insertNote(
     field_clock: JSON.stringify(clock),
     field_versions: JSON.stringify(Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, 1]))),
   });
-  await indexNote(db, row);
+  await indexNote(db, row, true);
   return row;
 }
 
@@ -236,7 +238,7 @@ export async function applyNoteFields(
   };
   if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? stamps.now : null;
   const updated = await store.updateNote(db, note.id, patch);
-  if (changes.title !== undefined || changes.content !== undefined) await indexNote(db, updated);
+  if (changes.title !== undefined || changes.content !== undefined) await indexNote(db, updated, false);
   return { note: updated, changed };
 }
 

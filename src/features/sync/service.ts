@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { AppError } from '../../errors.js';
 import { endCollaboration } from '../collaborators/service.js';
-import { findNoteAccess } from '../notes/permissions.js';
+import { findNotesAccess } from '../notes/permissions.js';
 import type { Note } from '../notes/schemas.js';
 import {
   applyNoteFields,
@@ -16,7 +16,7 @@ import {
   noteViews,
   pickNoteFields,
 } from '../notes/service.js';
-import { type AttachmentRow, type NoteRow, noteExists } from '../notes/store.js';
+import type { AttachmentRow, NoteRole, NoteRow } from '../notes/store.js';
 import {
   applyOrder,
   BatchFields,
@@ -38,10 +38,71 @@ export interface SyncDeps {
   notes: NotesService;
 }
 
+/**
+ * What the push knows about the note ids it touches, read for the whole batch in two queries
+ * up front and kept current as the push writes, so that each change sees the effect of the
+ * earlier ones (D-SYNC-4) without reading its note again. An id not known yet (a conflict
+ * copy's, or one the push deleted) is read the same way when first asked for.
+ */
+class KnownNotes {
+  /** Per id: the note and the pusher's role (undefined: cannot see it), or undefined: no note. */
+  private readonly notes = new Map<string, { note: NoteRow; role: NoteRole | undefined } | undefined>();
+  /** Per id: whether anyone holds a tombstone for it. */
+  private readonly tombstoned = new Map<string, boolean>();
+
+  constructor(
+    private readonly trx: Db,
+    private readonly actor: Actor,
+  ) {}
+
+  async load(noteIds: readonly string[]): Promise<void> {
+    const ids = [...new Set(noteIds.map((id) => id.toLowerCase()))];
+    const [found, deleted] = await Promise.all([
+      findNotesAccess(this.trx, this.actor, ids),
+      store.deletedAmong(this.trx, ids),
+    ]);
+    for (const id of ids) {
+      this.notes.set(id, found.get(id));
+      this.tombstoned.set(id, deleted.has(id));
+    }
+  }
+
+  /** findNoteAccess: the note and the pusher's role, or undefined when the pusher cannot see it. */
+  async access(noteId: string): Promise<{ note: NoteRow; role: NoteRole } | undefined> {
+    if (!this.notes.has(noteId)) await this.load([noteId]);
+    const known = this.notes.get(noteId);
+    return known?.role ? { note: known.note, role: known.role } : undefined;
+  }
+
+  /** Whether a note has this id, visible to the pusher or not. */
+  async exists(noteId: string): Promise<boolean> {
+    if (!this.notes.has(noteId)) await this.load([noteId]);
+    return this.notes.get(noteId) !== undefined;
+  }
+
+  /** Whether anyone holds a tombstone for this id: it was deleted, so it stays deleted (D-SYNC-6). */
+  async wasDeleted(noteId: string): Promise<boolean> {
+    if (!this.tombstoned.has(noteId)) await this.load([noteId]);
+    return this.tombstoned.get(noteId) === true;
+  }
+
+  /** The pusher now holds this note in this state (created or changed by the push). */
+  stored(note: NoteRow, role: NoteRole): void {
+    this.notes.set(note.id, { note, role });
+  }
+
+  /** The push deleted the note or left it: read it afresh if asked again. */
+  forget(noteId: string): void {
+    this.notes.delete(noteId);
+    this.tombstoned.delete(noteId);
+  }
+}
+
 interface PushContext {
   actor: Actor;
   now: number;
   batch: BatchFields;
+  known: KnownNotes;
   /** Attachment rows of notes deleted by the push; their files go once it has committed. */
   removed: AttachmentRow[];
 }
@@ -71,7 +132,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
   ): Promise<string> {
     const first = losers[0]!;
     const id = conflictCopyId(note.id, first.field, change.timestamp);
-    if ((await noteExists(trx, id)) || (await store.wasDeleted(trx, id))) return id;
+    if ((await context.known.exists(id)) || (await context.known.wasDeleted(id))) return id;
     const lostTitle = losers.find((l) => l.field === 'title');
     const lostContent = losers.find((l) => l.field === 'content');
     const text = conflictCopyText(
@@ -83,35 +144,37 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       first.stampedAt,
     );
     const { color, checklistMode, sortOrder } = fieldValues(note);
-    await insertNote(trx, {
+    const copy = await insertNote(trx, {
       ownerId: context.actor.userId,
       id,
       values: { ...text, color, checklistMode, sortOrder },
       now: context.now,
       stampedAt: context.now,
     });
+    context.known.stored(copy, 'owner');
     return id;
   }
 
   /** One change, as D-SYNC-6 says; the note is read afresh, so earlier changes of the batch count. */
   async function applyChange(trx: Db, context: PushContext, change: SyncChange, index: number) {
-    const { actor, now } = context;
+    const { actor, now, known } = context;
     const noteId = change.noteId.toLowerCase();
-    const access = await findNoteAccess(trx, actor, noteId);
+    const access = await known.access(noteId);
 
     if (change.operation === 'delete') {
-      if (!access) return (await noteExists(trx, noteId)) ? skipped(change, 'forbidden') : applied(change);
+      if (!access) return (await known.exists(noteId)) ? skipped(change, 'forbidden') : applied(change);
       if (access.role === 'owner')
         context.removed.push(...(await deleteNotesForGood(trx, [access.note], now)));
       else await endCollaboration(trx, noteId, actor.userId, now); // a collaborator only leaves
+      known.forget(noteId);
       return applied(change);
     }
 
     const data = pickNoteFields(change.data ?? {});
     if (!access) {
-      if (await noteExists(trx, noteId)) return skipped(change, 'forbidden');
-      if (await store.wasDeleted(trx, noteId)) return skipped(change, 'deleted'); // delete wins
-      await insertNote(trx, {
+      if (await known.exists(noteId)) return skipped(change, 'forbidden');
+      if (await known.wasDeleted(noteId)) return skipped(change, 'deleted'); // delete wins
+      const created = await insertNote(trx, {
         ownerId: actor.userId,
         id: noteId,
         values: data,
@@ -120,6 +183,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
         // e.g. the create arriving after this update, may still set them.
         stampedAt: (field) => (data[field] === undefined ? 0 : change.timestamp),
       });
+      known.stored(created, 'owner');
       return applied(change);
     }
 
@@ -138,6 +202,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       now,
       stampedAt: change.timestamp,
     });
+    known.stored(note, access.role);
     const copyId =
       decision.losers.length > 0
         ? await keepConflictCopy(trx, context, note, change, decision.losers)
@@ -185,8 +250,10 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
           actor,
           now: clock.now(),
           batch: new BatchFields(changes),
+          known: new KnownNotes(trx, actor),
           removed: [],
         };
+        await context.known.load(changes.map((c) => c.noteId));
         for (const index of applyOrder(changes)) {
           results[index] = await applyChange(trx, context, changes[index]!, index);
         }

@@ -1,22 +1,24 @@
 import type { Db } from '../../db/connection.js';
-import type { NoteRow } from '../notes/store.js';
+import { inJsonList } from '../../db/dialect.js';
+import { NOTE_VIEW_COLUMNS, type NoteViewRow } from '../notes/store.js';
 
 /**
  * Notes the user may see that changed at or after `since` (D-SYNC-1): their own by updatedAt, and
  * those shared with them by updatedAt or by the time they were shared, so a note shared today
- * reaches the new collaborator even if it last changed last year. Each half uses an index.
+ * reaches the new collaborator even if it last changed last year. Each half uses an index. Only
+ * the columns of the answer are read: 10,000 notes are 10 MB already.
  */
-export async function notesChangedSince(db: Db, userId: number, since: number): Promise<NoteRow[]> {
+export async function notesChangedSince(db: Db, userId: number, since: number): Promise<NoteViewRow[]> {
   return db
     .selectFrom('notes')
-    .selectAll()
+    .select(NOTE_VIEW_COLUMNS)
     .where('owner_id', '=', userId)
     .where('updated_at', '>=', since)
     .unionAll(
       db
         .selectFrom('notes as n')
         .innerJoin('note_collaborators as c', 'c.note_id', 'n.id')
-        .selectAll('n')
+        .select(NOTE_VIEW_COLUMNS.map((column) => `n.${column}` as const))
         .where('c.user_id', '=', userId)
         .where((eb) => eb.or([eb('n.updated_at', '>=', since), eb('c.added_at', '>=', since)])),
     )
@@ -44,15 +46,19 @@ export async function tombstonesSince(
     .execute();
 }
 
-/** Whether anyone holds a tombstone for this note id: it was deleted, so it stays deleted (D-SYNC-6). */
-export async function wasDeleted(db: Db, noteId: string): Promise<boolean> {
-  const row = await db
+/**
+ * The ids among `noteIds` that someone holds a tombstone for: they were deleted, so they stay
+ * deleted (D-SYNC-6).
+ */
+export async function deletedAmong(db: Db, noteIds: readonly string[]): Promise<Set<string>> {
+  if (noteIds.length === 0) return new Set();
+  const rows = await db
     .selectFrom('note_tombstones')
     .select('note_id')
-    .where('note_id', '=', noteId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .distinct()
+    .where('note_id', 'in', inJsonList(noteIds))
+    .execute();
+  return new Set(rows.map((r) => r.note_id));
 }
 
 export async function deleteTombstonesBefore(db: Db, before: number): Promise<number> {
