@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { addUser, createUserClient, setupOwner, TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -24,16 +25,19 @@ interface People {
  * One row per note endpoint: a label, the request against a fresh shared note, and the status
  * each side gets, in the order of SIDES. A fresh note has the owner, `collaborator` and
  * `otherCollaborator` on it; the removed collaborator was on it and was removed; the deleted
- * user was removed by the owner (their session answers 401). Rows for attachments, share and
- * sync belong here as those features land, for example:
- *   { label: 'GET /api/notes/{id}/attachments', method: 'GET',
- *     path: (id) => `/api/notes/${id}/attachments`, expect: [200, 200, 404, 404, 401, 401] },
+ * user was removed by the owner (their session answers 401). Sync pull and deletions are
+ * checked from the collaborator's side in 'Notes shared with a collaborator' below.
  */
 interface MatrixRow {
   label: string;
   method: string;
-  path: (noteId: string, people: People) => string;
+  /** `attachmentId` is set when the row asks for an attachment on the fresh note. */
+  path: (noteId: string, people: People, attachmentId?: string) => string;
   body?: (people: People) => unknown;
+  /** The owner first uploads an image to the fresh note. */
+  withAttachment?: boolean;
+  /** Sends a multipart image upload instead of a JSON body. */
+  upload?: boolean;
   expect: [
     owner: number,
     collaborator: number,
@@ -95,7 +99,58 @@ const MATRIX: MatrixRow[] = [
     path: (id, p) => `/api/notes/${id}/collaborators?userId=${p.otherCollaboratorId}`,
     expect: [200, 403, 404, 404, 401, 401],
   },
+  {
+    label: 'GET /api/notes/{id}/attachments',
+    method: 'GET',
+    path: (id) => `/api/notes/${id}/attachments`,
+    expect: [200, 200, 404, 404, 401, 401],
+  },
+  {
+    label: 'POST /api/notes/{id}/attachments',
+    method: 'POST',
+    path: (id) => `/api/notes/${id}/attachments`,
+    upload: true,
+    expect: [201, 201, 404, 404, 401, 401],
+  },
+  {
+    label: 'GET /api/notes/{id}/attachments?attachmentId= (download)',
+    method: 'GET',
+    path: (id, _people, attachmentId) => `/api/notes/${id}/attachments?attachmentId=${attachmentId}`,
+    withAttachment: true,
+    expect: [200, 200, 404, 404, 401, 401],
+  },
+  {
+    label: 'DELETE /api/notes/{id}/attachments?attachmentId=',
+    method: 'DELETE',
+    path: (id, _people, attachmentId) => `/api/notes/${id}/attachments?attachmentId=${attachmentId}`,
+    withAttachment: true,
+    expect: [200, 200, 404, 404, 401, 401],
+  },
+  {
+    // The interface's error table: "note not found or caller is not the owner" → 404, even for
+    // a collaborator (it overrides D-ERR-2's 403 here).
+    label: 'POST /api/notes/{id}/share',
+    method: 'POST',
+    path: (id) => `/api/notes/${id}/share`,
+    expect: [201, 404, 404, 404, 401, 401],
+  },
+  {
+    label: 'DELETE /api/notes/{id}/share',
+    method: 'DELETE',
+    path: (id) => `/api/notes/${id}/share`,
+    expect: [204, 404, 404, 404, 401, 401],
+  },
 ];
+
+let png: Buffer | undefined;
+async function imageForm(): Promise<FormData> {
+  png ??= await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c0ffee' } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'pixel.png');
+  return form;
+}
 
 async function tombstoneFor(server: TestServer, noteId: string, userId: number) {
   return server.app.db
@@ -157,8 +212,13 @@ describe('Note permission matrix (D-COLLAB-1, D-ERR-2)', () => {
       SIDES.forEach((side, index) => {
         it(`answers ${row.expect[index]} to the ${side}`, async () => {
           const noteId = await freshNote();
-          const response = await clients[side].request(row.method, row.path(noteId, people), {
+          const attachmentId = row.withAttachment
+            ? (await owner.request('POST', `/api/notes/${noteId}/attachments`, { body: await imageForm() }))
+                .body.id
+            : undefined;
+          const response = await clients[side].request(row.method, row.path(noteId, people, attachmentId), {
             json: row.body?.(people),
+            body: row.upload ? await imageForm() : undefined,
           });
           assert.equal(response.status, row.expect[index], `${side}: ${response.text}`);
           if (response.status === 403) assert.equal(response.body.code, 'forbidden');
@@ -222,27 +282,33 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
   }
 
   async function seenBy(client: TestClient, noteId: string) {
-    const [list, get, search, tags] = await Promise.all([
+    const [list, get, search, tags, pull, deleted] = await Promise.all([
       client.get('/api/notes'),
       client.get(`/api/notes/${noteId}`),
       client.get('/api/search?q=sunscreen'),
       client.get('/api/tags'),
+      client.get('/api/sync?since=0'),
+      client.get('/api/sync/deleted?since=0'),
     ]);
     return {
       list: list.body.some((n: { id: string }) => n.id === noteId),
       get: get.status,
       search: search.body.some((n: { id: string }) => n.id === noteId),
       tags: tags.body.some((t: { name: string }) => t.name === 'travel'),
+      syncPull: pull.body.some((n: { id: string }) => n.id === noteId),
+      syncDeleted: deleted.body.some((d: { id: string }) => d.id === noteId),
     };
   }
 
-  it('shows a shared note to the collaborator in list, get, search and tags, with the ownerId', async () => {
+  it('shows a shared note to the collaborator in list, get, search, tags and sync pull, with the ownerId', async () => {
     const noteId = await sharedNote();
     assert.deepEqual(await seenBy(collaborator.client, noteId), {
       list: true,
       get: 200,
       search: true,
       tags: true,
+      syncPull: true,
+      syncDeleted: false,
     });
     const note = (await collaborator.client.get(`/api/notes/${noteId}`)).body;
     assert.equal(note.ownerId, ownerId);
@@ -256,11 +322,13 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
       get: 404,
       search: false,
       tags: false,
+      syncPull: false,
+      syncDeleted: false,
     });
     await owner.delete(`/api/notes/${noteId}`);
   });
 
-  it('hides the note everywhere once the owner removes the collaborator, and leaves them a tombstone', async () => {
+  it('hides the note everywhere once the owner removes the collaborator, and lists it in their sync deletions', async () => {
     const noteId = await sharedNote();
     const removed = await owner.delete(`/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`);
     assert.equal(removed.status, 200);
@@ -270,6 +338,8 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
       get: 404,
       search: false,
       tags: false,
+      syncPull: false,
+      syncDeleted: true,
     });
     assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
     assert.equal(await tombstoneFor(server, noteId, ownerId), undefined);
@@ -285,6 +355,8 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
       get: 404,
       search: false,
       tags: false,
+      syncPull: false,
+      syncDeleted: true,
     });
     assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
     assert.equal((await owner.get(`/api/notes/${noteId}`)).status, 200, 'the owner keeps the note');
