@@ -136,6 +136,26 @@ export async function noteViews(db: Db, rows: readonly NoteRow[]): Promise<Note[
   }));
 }
 
+/** Notes per batch of a streamed list: the memory a list takes, whatever its length. */
+export const LIST_BATCH_SIZE = 1_000;
+
+/**
+ * The notes of `noteIds` that the user may see, in that order, `batchSize` at a time. Each
+ * batch is its own queries, so the connection is free for other requests between batches
+ * (while the client reads the previous one); see docs/decisions/0004-streamed-lists.md.
+ */
+export async function* noteViewBatches(
+  db: Db,
+  userId: number,
+  noteIds: readonly string[],
+  batchSize = LIST_BATCH_SIZE,
+): AsyncGenerator<Note[]> {
+  for (let start = 0; start < noteIds.length; start += batchSize) {
+    const rows = await store.notesByIds(db, userId, noteIds.slice(start, start + batchSize));
+    yield noteViews(db, rows);
+  }
+}
+
 export async function noteView(db: Db, row: NoteRow): Promise<Note> {
   const [view] = await noteViews(db, [row]);
   return view!;
@@ -321,15 +341,25 @@ export function createNotesService(deps: NotesDeps) {
   }
 
   return {
-    async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
-      const rows = await store.listNotes(db, actor.userId, {
+    /**
+     * The list as batches of notes, for streaming it (GET /api/notes). The ids, and so the
+     * order, are read now; each batch's notes when the batch is asked for.
+     */
+    async listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
+      const ids = await store.listNoteIds(db, actor.userId, {
         filter: query.filter ?? 'all',
         tag: query.tag?.toLowerCase(),
         color: query.color,
         pinned: query.pinned,
         limit: query.limit,
       });
-      return noteViews(db, rows);
+      return noteViewBatches(db, actor.userId, ids);
+    },
+
+    async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
+      const notes: Note[] = [];
+      for await (const batch of await this.listInBatches(actor, query)) notes.push(...batch);
+      return notes;
     },
 
     async get(actor: Actor, noteId: string): Promise<Note> {
