@@ -5,12 +5,14 @@
  * (seeding and start-up left out): `node --import tsx bench/sync-profile.ts --profile /tmp/p`.
  * The notes are seeded through insertNote, the write path create and sync push use.
  */
+
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { sessionActor } from '../src/actor.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
 const count = Number(args.count);
 const rounds = Number(args.rounds);
 const BATCH = 1_000;
+const run = promisify(execFile);
 const SEED = 42;
 
 /** Runs `phase` under the V8 profiler when --profile is given, writing DIR/<name>.cpuprofile. */
@@ -50,12 +53,28 @@ async function profiled(name: string, phase: () => Promise<void>): Promise<void>
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const format = (values: number[]) =>
+  `min ${Math.min(...values).toFixed(0)}, ` +
   `median ${median(values).toFixed(0)} ms (${values.map((v) => v.toFixed(0)).join(', ')})`;
 
-async function timed(run: () => Promise<unknown>): Promise<number> {
+/**
+ * Wall time, and the CPU time this process (the server) spent meanwhile: on a machine shared
+ * with other work, the CPU time is the steadier number to compare code changes by.
+ */
+interface Timing {
+  wall: number;
+  cpu: number;
+}
+
+function cpuMs(since?: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+}
+
+async function timed(run: () => Promise<unknown>): Promise<Timing> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await run();
-  return performance.now() - started;
+  return { wall: performance.now() - started, cpu: cpuMs(cpu) };
 }
 
 let clockMs = Date.now();
@@ -104,58 +123,69 @@ try {
     .map((c) => c.split(';')[0])
     .join('; ');
 
-  const http = async (method: string, pathname: string, body?: unknown) => {
-    const response = await fetch(url + pathname, {
-      method,
-      headers: { cookie, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await response.text();
-    if (response.status !== 200)
-      throw new Error(`${method} ${pathname}: ${response.status} ${text.slice(0, 300)}`);
-    return text;
+  /**
+   * Milliseconds of one request as curl measures it: a client in its own process, as autocannon
+   * is in `npm run bench`, so that reading 10 MB does not share this process's CPU time.
+   */
+  const bodyFile = path.join(dataDir, 'push.json');
+  const httpMs = async (method: string, pathname: string, body?: unknown): Promise<Timing> => {
+    const curlArgs = [
+      '-s',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code} %{time_total} %{size_download}',
+      '-b',
+      cookie,
+    ];
+    if (body) {
+      fs.writeFileSync(bodyFile, JSON.stringify(body));
+      curlArgs.push('-H', 'content-type: application/json', '--data-binary', `@${bodyFile}`);
+    }
+    const cpu = process.cpuUsage();
+    const { stdout } = await run('curl', [...curlArgs, '-X', method, url + pathname]);
+    const serverCpu = cpuMs(cpu);
+    const [status, seconds, size] = stdout.split(' ');
+    if (status !== '200') throw new Error(`${method} ${pathname}: ${status}`);
+    lastBytes = Number(size);
+    return { wall: Number(seconds) * 1000, cpu: serverCpu };
   };
+  let lastBytes = 0;
 
-  const results: Record<string, number[]> = {};
-  const record = (name: string, ms: number) => {
+  const results: Record<string, Timing[]> = {};
+  const record = (name: string, timing: Timing) => {
     results[name] ??= [];
-    results[name].push(ms);
+    results[name].push(timing);
   };
   // Pulls first, while the account holds exactly `count` notes; the pushes then add notes.
-  let pullBytes = 0;
   await profiled('pull', async () => {
     for (let round = 0; round < rounds; round++) {
       record('pull since=0, in-process', await timed(() => app.services.sync.pull(actor, 0)));
-      record(
-        'pull since=0, HTTP',
-        await timed(async () => {
-          pullBytes = (await http('GET', '/api/sync?since=0')).length;
-        }),
-      );
+      record('pull since=0, HTTP', await httpMs('GET', '/api/sync?since=0'));
     }
   });
-  console.log(`pull: ${(pullBytes / 1e6).toFixed(1)} MB`);
+  console.log(`pull: ${(lastBytes / 1e6).toFixed(1)} MB`);
   await profiled('push', async () => {
     for (let round = 0; round < rounds; round++) {
       record(
         'push 1,000 creates, in-process',
         await timed(() => app.services.sync.push(actor, createChanges())),
       );
-      record(
-        'push 1,000 creates, HTTP',
-        await timed(() => http('POST', '/api/sync', { changes: createChanges() })),
-      );
+      record('push 1,000 creates, HTTP', await httpMs('POST', '/api/sync', { changes: createChanges() }));
       record(
         'push 1,000 updates, in-process',
         await timed(() => app.services.sync.push(actor, updateChanges(ids))),
       );
       record(
         'push 1,000 updates, HTTP',
-        await timed(() => http('POST', '/api/sync', { changes: updateChanges(ids.slice(BATCH)) })),
+        await httpMs('POST', '/api/sync', { changes: updateChanges(ids.slice(BATCH)) }),
       );
     }
   });
-  for (const [name, values] of Object.entries(results)) console.log(`${name.padEnd(34)} ${format(values)}`);
+  for (const [name, timings] of Object.entries(results)) {
+    console.log(`${name.padEnd(34)} wall ${format(timings.map((t) => t.wall))}`);
+    console.log(`${''.padEnd(34)} cpu  ${format(timings.map((t) => t.cpu))}`);
+  }
   await app.close();
 } finally {
   fs.rmSync(dataDir, { recursive: true, force: true });

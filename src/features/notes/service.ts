@@ -180,9 +180,11 @@ export function pickNoteFields(input: NoteInput): Partial<NoteFields> {
   return out;
 }
 
-async function indexNote(db: Db, note: NoteRow): Promise<void> {
+/** Tags (D-TAG-2) and search document of a note; a note just inserted has no tags to compare. */
+async function indexNote(db: Db, note: NoteRow, inserted: boolean): Promise<void> {
   const tags = extractHashtags(note.title, note.content);
-  await store.replaceNoteTags(db, note.id, tags);
+  if (inserted) await store.addNoteTags(db, note.id, tags);
+  else await store.replaceNoteTags(db, note.id, tags);
   await store.writeSearchDocument(db, note.doc_id, {
     title: indexText(note.title),
     content: indexText(note.content),
@@ -219,7 +221,7 @@ export async function insertNote(
     field_clock: JSON.stringify(clock),
     field_versions: JSON.stringify(Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, 1]))),
   });
-  await indexNote(db, row);
+  await indexNote(db, row, true);
   return row;
 }
 
@@ -256,7 +258,7 @@ export async function applyNoteFields(
   };
   if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? stamps.now : null;
   const updated = await store.updateNote(db, note.id, patch);
-  if (changes.title !== undefined || changes.content !== undefined) await indexNote(db, updated);
+  if (changes.title !== undefined || changes.content !== undefined) await indexNote(db, updated, false);
   return { note: updated, changed };
 }
 

@@ -212,23 +212,27 @@ export async function replaceNoteTags(db: Db, noteId: string, names: readonly st
       .execute();
     await deleteUnusedTags(db, dropped);
   }
-  if (added.length > 0) {
-    await db
-      .insertInto('tags')
-      .values(added.map((name) => ({ name })))
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute();
-    await db
-      .insertInto('note_tags')
-      .columns(['note_id', 'tag_id'])
-      .expression((eb) =>
-        eb
-          .selectFrom('tags')
-          .select([sql<string>`${noteId}`.as('note_id'), 'id'])
-          .where('name', 'in', inJsonList(added)),
-      )
-      .execute();
-  }
+  await addNoteTags(db, noteId, added);
+}
+
+/** Tags a note with names it does not have yet, creating the tag rows that do not exist. */
+export async function addNoteTags(db: Db, noteId: string, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  await db
+    .insertInto('tags')
+    .values(names.map((name) => ({ name })))
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  await db
+    .insertInto('note_tags')
+    .columns(['note_id', 'tag_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom('tags')
+        .select([sql<string>`${noteId}`.as('note_id'), 'id'])
+        .where('name', 'in', inJsonList(names)),
+    )
+    .execute();
 }
 
 export async function deleteUnusedTags(db: Db, tagIds: readonly number[]): Promise<void> {
