@@ -2,6 +2,8 @@
  * Every benchmark scenario is one entry in SCENARIOS: what to request, against which corpus,
  * with how many connections, and the target it is held to. run.ts does the rest.
  */
+import { randomUUID } from 'node:crypto';
+import { MAX_SYNC_CHANGES } from '../src/features/sync/schemas.js';
 import { type CorpusNote, generateCorpus, RARE_WORD } from './corpus.js';
 
 export type CorpusName = 'notes' | 'search';
@@ -61,6 +63,9 @@ function search(name: string, q: string): Scenario {
   };
 }
 
+/** The largest push the interface allows (D-ERR-5). */
+const SYNC_BATCH = MAX_SYNC_CHANGES;
+
 export const SCENARIOS: Scenario[] = [
   {
     name: 'GET /api/notes/{id}',
@@ -77,6 +82,23 @@ export const SCENARIOS: Scenario[] = [
     request: () => ({ method: 'GET', path: '/api/notes' }),
     ceiling: true,
     target: { kind: 'latency', percentile: 'p50', maxMs: 150 },
+  },
+  {
+    name: 'GET /api/sync?since=0 (every note)',
+    corpus: 'notes',
+    connections: 1,
+    request: () => ({ method: 'GET', path: '/api/sync?since=0' }),
+    target: { kind: 'latency', percentile: 'p50', maxMs: 300 },
+  },
+  {
+    name: 'GET /api/sync?since=… (the last 50 changes)',
+    corpus: 'notes',
+    connections: 10,
+    request: async ({ api }) => {
+      const notes = await api<{ updatedAt: string }[]>('GET', '/api/sync?since=0');
+      const times = notes.map((n) => Date.parse(n.updatedAt)).sort((a, b) => b - a);
+      return { method: 'GET', path: `/api/sync?since=${times[Math.min(49, times.length - 1)]}` };
+    },
   },
   {
     name: 'POST /api/notes',
@@ -107,6 +129,36 @@ export const SCENARIOS: Scenario[] = [
   search('rare word', RARE_WORD),
   search('prefix', 'proj'),
   search('two words', 'meeting budget'),
+  {
+    name: `POST /api/sync (${SYNC_BATCH.toLocaleString('en-US')} changes)`,
+    corpus: 'notes',
+    connections: 1,
+    request: (context) => {
+      const next = freshNotes(context);
+      let round = 0;
+      return {
+        method: 'POST',
+        path: '/api/sync',
+        next: () => {
+          round++;
+          const timestamp = Date.now();
+          // A device back online: edits of notes it knows, and some notes it made while offline.
+          const changes = Array.from({ length: SYNC_BATCH }, (_, i) =>
+            i < SYNC_BATCH * 0.9
+              ? {
+                  noteId: context.activeIds[i % context.activeIds.length],
+                  operation: 'update',
+                  timestamp,
+                  data: { title: `synced ${round}.${i}` },
+                }
+              : { noteId: randomUUID(), operation: 'create', timestamp, data: next() },
+          );
+          return { body: { changes } };
+        },
+      };
+    },
+    target: { kind: 'latency', percentile: 'p50', maxMs: 200 },
+  },
   {
     name: 'GET /api/shared/{token}',
     corpus: 'notes',

@@ -72,14 +72,29 @@ describe('GET /api/notes, streamed', () => {
     );
   });
 
-  it('runs as many queries for 300 notes as for 10 (issue 2: no query per note)', async () => {
+  it('runs as many queries for 300 notes as for 10 (issue 2: no query per note), also in a sync pull', async () => {
     await pushNotes(10, 'ten');
     const few = await countQueries('/api/notes?tag=ten');
+    const fewPulled = await countQueries('/api/sync?since=0');
     await pushNotes(290, 'ten');
     const many = await countQueries('/api/notes?tag=ten');
+    const manyPulled = await countQueries('/api/sync?since=0');
     assert.equal(few.length, 10);
     assert.equal(many.length, 300);
     assert.equal(many.count, few.count);
+    assert.equal(manyPulled.length, fewPulled.length + 290);
+    assert.equal(manyPulled.count, fewPulled.count);
+  });
+
+  it('streams GET /api/sync as the Note schema serializes it, oldest change first (D-SYNC-1)', async () => {
+    const response = await owner.get('/api/sync?since=0');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('x-sync-time') ?? '', /^\d+$/);
+    const ids: string[] = response.body.map((n: { id: string }) => n.id);
+    const each = await Promise.all(ids.slice(0, 5).map((id) => owner.get(`/api/notes/${id}`)));
+    assert.ok(response.text.startsWith(`[${each.map((r) => r.text).join(',')},`));
+    const times = response.body.map((n: { updatedAt: string }) => n.updatedAt);
+    assert.deepEqual(times, [...times].sort());
   });
 
   it('reads a list in batches, in the order of its ids, leaving out notes the user cannot see', async () => {

@@ -156,6 +156,13 @@ export async function* noteViewBatches(
   }
 }
 
+/** Every item of the batches in one array, for callers that want the whole list. */
+export async function collectBatches<T>(batches: AsyncIterable<readonly T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const batch of batches) all.push(...batch);
+  return all;
+}
+
 export async function noteView(db: Db, row: NoteRow): Promise<Note> {
   const [view] = await noteViews(db, [row]);
   return view!;
@@ -337,31 +344,31 @@ export function createNotesService(deps: NotesDeps) {
     return noteView(db, row);
   }
 
+  /**
+   * The list as batches of notes, for streaming it (GET /api/notes). The ids, and so the order,
+   * are read now; each batch's notes when the batch is asked for.
+   */
+  async function listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
+    const ids = await store.listNoteIds(db, actor.userId, {
+      filter: query.filter ?? 'all',
+      tag: query.tag?.toLowerCase(),
+      color: query.color,
+      pinned: query.pinned,
+      limit: query.limit,
+    });
+    return noteViewBatches(db, actor.userId, ids);
+  }
+
   async function notifyDeleted(attachments: AttachmentRow[]): Promise<void> {
     if (attachments.length === 0) return;
     for (const listener of deps.notesDeleted) await listener(attachments);
   }
 
   return {
-    /**
-     * The list as batches of notes, for streaming it (GET /api/notes). The ids, and so the
-     * order, are read now; each batch's notes when the batch is asked for.
-     */
-    async listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
-      const ids = await store.listNoteIds(db, actor.userId, {
-        filter: query.filter ?? 'all',
-        tag: query.tag?.toLowerCase(),
-        color: query.color,
-        pinned: query.pinned,
-        limit: query.limit,
-      });
-      return noteViewBatches(db, actor.userId, ids);
-    },
+    listInBatches,
 
     async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
-      const notes: Note[] = [];
-      for await (const batch of await this.listInBatches(actor, query)) notes.push(...batch);
-      return notes;
+      return collectBatches(await listInBatches(actor, query));
     },
 
     async get(actor: Actor, noteId: string): Promise<Note> {
