@@ -118,6 +118,7 @@ describe('sendJsonArray', () => {
   let app: FastifyInstance;
   let url: string;
   let finished = false;
+  const logLines: string[] = [];
   const item = { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } } };
 
   async function* slowForever() {
@@ -137,7 +138,10 @@ describe('sendJsonArray', () => {
   }
 
   before(async () => {
-    app = Fastify({ logger: false, forceCloseConnections: true });
+    app = Fastify({
+      logger: { level: 'warn', stream: { write: (line: string) => logLines.push(line) } },
+      forceCloseConnections: true,
+    });
     const schema = { response: { 200: { type: 'array', items: item } } };
     app.get('/forever', { schema }, async (_request, reply) => sendJsonArray(reply, slowForever()));
     app.get('/fails-first', { schema }, async (_request, reply) => sendJsonArray(reply, failing(0)));
@@ -170,6 +174,10 @@ describe('sendJsonArray', () => {
     const response = await fetch(`${url}/fails-later`);
     assert.equal(response.status, 200);
     await assert.rejects(response.text());
+    assert.ok(
+      logLines.some((line) => line.includes('query failed')),
+      'the failure is logged',
+    );
   });
 
   it('stops reading batches when the client goes away', async () => {

@@ -137,7 +137,7 @@ export async function noteViews(db: Db, rows: readonly NoteRow[]): Promise<Note[
 }
 
 /** Notes per batch of a streamed list: the memory a list takes, whatever its length. */
-export const LIST_BATCH_SIZE = 1_000;
+export const LIST_BATCH_SIZE = 500;
 
 /**
  * The notes of `noteIds` that the user may see, in that order, `batchSize` at a time. Each
