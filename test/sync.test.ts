@@ -716,3 +716,35 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
     assert.equal(await noteOf(owner, result!.conflictCopyId!), undefined);
   });
 });
+
+describe('GET /api/sync with 1,000 notes or more', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url);
+  });
+  after(() => server.close());
+
+  // Arrays this long are serialized by JSON.stringify rather than the schema (app.ts), so the
+  // answer must still carry exactly the Note fields, each as GET /api/notes/{id} gives it.
+  it('answers each note exactly as GET /api/notes/{id} does', async () => {
+    const now = Date.now();
+    const changes: Change[] = Array.from({ length: 1_000 }, (_, i) => ({
+      noteId: randomUUID(),
+      operation: 'create',
+      timestamp: now + i,
+      data: { title: `Note ${i} "quoted"`, content: `#tag${i % 3} line\nnext ✓`, trashed: i % 10 === 0 },
+    }));
+    const results = await push(owner, changes);
+    assert.ok(results.every((r) => r.status === 'applied'));
+    const pulled = await pullAll(owner);
+    assert.equal(pulled.length, 1_000);
+    for (const index of [0, 1, 2, 500, 999]) {
+      const pulledNote = pulled.find((n) => n.id === changes[index]!.noteId);
+      const single = await noteOf(owner, changes[index]!.noteId);
+      assert.deepEqual(pulledNote, single);
+      assert.deepEqual(Object.keys(pulledNote), Object.keys(single));
+    }
+  });
+});

@@ -23,7 +23,7 @@ import {
   type NoteColor,
   type NoteInput,
 } from './schemas.js';
-import type { AttachmentRow, NoteRow } from './store.js';
+import type { AttachmentRow, NoteRow, NoteViewRow } from './store.js';
 import * as store from './store.js';
 
 /** The NoteInput fields that a client sets, and the columns that hold them. */
@@ -110,7 +110,7 @@ export function attachmentView(row: AttachmentRow): Attachment {
 }
 
 /** Note responses with tags and attachments: two queries whatever the number of notes. */
-export async function noteViews(db: Db, rows: readonly NoteRow[]): Promise<Note[]> {
+export async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<Note[]> {
   const ids = rows.map((r) => r.id);
   const [tags, attachments] = await Promise.all([
     store.tagsByNote(db, ids),

@@ -8,6 +8,25 @@ export type NoteRow = Selectable<NotesTable>;
 export type AttachmentRow = Selectable<AttachmentsTable>;
 export type NoteRole = 'owner' | 'collaborator';
 
+/** The columns a Note answer is made of (noteViews); the field clock and versions are left out. */
+export const NOTE_VIEW_COLUMNS = [
+  'id',
+  'owner_id',
+  'title',
+  'content',
+  'color',
+  'pinned',
+  'archived',
+  'trashed',
+  'trashed_at',
+  'checklist_mode',
+  'sort_order',
+  'created_at',
+  'updated_at',
+  'version',
+] as const;
+export type NoteViewRow = Pick<NoteRow, (typeof NOTE_VIEW_COLUMNS)[number]>;
+
 /**
  * Ids of the notes a user may see: their own and those shared with them. Written as a UNION of
  * two indexed lookups rather than an OR, so SQLite (and later PostgreSQL) uses both indexes.
@@ -128,11 +147,11 @@ export async function listNoteIds(
  * The notes of `noteIds` that the user may still see, in the order of `noteIds`; a note deleted
  * or unshared since the ids were read is left out.
  */
-export async function notesByIds(db: Db, userId: number, noteIds: readonly string[]): Promise<NoteRow[]> {
+export async function notesByIds(db: Db, userId: number, noteIds: readonly string[]): Promise<NoteViewRow[]> {
   if (noteIds.length === 0) return [];
   const rows = await db
     .selectFrom('notes as n')
-    .selectAll('n')
+    .select(NOTE_VIEW_COLUMNS.map((column) => `n.${column}` as const))
     .where('n.id', 'in', inJsonList(noteIds))
     .where(visibleTo(userId))
     .execute();
@@ -148,22 +167,30 @@ export async function updateNote(db: Db, noteId: string, patch: Partial<Omit<Not
   return db.updateTable('notes').set(patch).where('id', '=', noteId).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Tag names per note for many notes in one query. */
+/** Joins a note's tag names into one string; hashtags cannot contain it (D-TAG-1). */
+const TAG_SEPARATOR = '\u001f';
+
+/**
+ * Tag names per note, sorted, for many notes in one query: one row per note rather than per tag,
+ * which halves the rows a 10,000-note pull reads.
+ */
 export async function tagsByNote(db: Db, noteIds: readonly string[]): Promise<Map<string, string[]>> {
   const byNote = new Map<string, string[]>();
   if (noteIds.length === 0) return byNote;
   const rows = await db
     .selectFrom('note_tags as nt')
     .innerJoin('tags as t', 't.id', 'nt.tag_id')
-    .select(['nt.note_id', 't.name'])
+    .select((eb) => [
+      'nt.note_id',
+      eb.fn
+        .agg<string>('group_concat', ['t.name', sql.lit(TAG_SEPARATOR)])
+        .orderBy('t.name')
+        .as('names'),
+    ])
     .where('nt.note_id', 'in', inJsonList(noteIds))
-    .orderBy('t.name')
+    .groupBy('nt.note_id')
     .execute();
-  for (const row of rows) {
-    const list = byNote.get(row.note_id);
-    if (list) list.push(row.name);
-    else byNote.set(row.note_id, [row.name]);
-  }
+  for (const row of rows) byNote.set(row.note_id, row.names.split(TAG_SEPARATOR));
   return byNote;
 }
 
