@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { sessionActor } from '../src/actor.js';
+import { openDatabase } from '../src/db/connection.js';
+import { migrations } from '../src/db/migrations/index.js';
+import { createSearchService, rankInWindows } from '../src/features/search/service.js';
+import { findOwner } from '../src/features/users/store.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
 describe('GET /api/search', () => {
   let server: TestServer;
@@ -141,5 +150,137 @@ describe('GET /api/search', () => {
     assert.equal((await search('mango')).length, 1);
     await owner.delete(`/api/notes/${note.id}`);
     assert.deepEqual(await search('mango'), []);
+  });
+});
+
+describe('GET /api/search ranking window (decision 0003)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let stranger: TestClient;
+  let ownerActor: ReturnType<typeof sessionActor>;
+  let strangerActor: ReturnType<typeof sessionActor>;
+  /** The service with a window of 3 newest matches, on the same database as the server. */
+  let windowed: ReturnType<typeof createSearchService>;
+
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url);
+    let strangerId: number;
+    ({ client: stranger, userId: strangerId } = await createUserClient(server, 'stranger@example.com'));
+    ownerActor = sessionActor((await findOwner(server.app.db))!);
+    strangerActor = sessionActor({ id: strangerId, is_owner: 0 });
+    windowed = createSearchService({ db: server.app.db, rankingWindow: 3 });
+  });
+  after(() => server.close());
+
+  const create = async (client: TestClient, body: object): Promise<string> => {
+    const response = await client.post('/api/notes', body);
+    assert.equal(response.status, 201, response.text);
+    return response.body.id;
+  };
+  const ids = (notes: { id: string }[]) => notes.map((n) => n.id);
+
+  it('ranks only the newest matches by relevance once more notes match than the window holds', async () => {
+    const oldestTitle = await create(owner, { title: 'apple', content: 'fruit' });
+    await create(owner, { title: 'x', content: 'an apple a day' });
+    const olderContent = await create(owner, { title: 'x', content: 'an apple a day' });
+    const newerTitle = await create(owner, { title: 'apple', content: 'fruit' });
+    const newestContent = await create(owner, { title: 'x', content: 'an apple a day' });
+
+    // Window: the 3 newest matches. The title match ranks first; equal scores, newest first.
+    const found = await windowed.search(ownerActor, { q: 'apple', limit: 3 });
+    assert.deepEqual(ids(found), [newerTitle, newestContent, olderContent]);
+    // The older title match is outside the window for this limit; the default window sees it.
+    const all = (await owner.get('/api/search?q=apple')).body;
+    assert.deepEqual(ids(all).slice(0, 2), [newerTitle, oldestTitle]);
+    assert.equal(all.length, 5);
+  });
+
+  it('ranks every match exactly when fewer notes match than the window holds', async () => {
+    const content = await create(owner, { title: 'x', content: 'a pear on the table' });
+    const title = await create(owner, { title: 'pear', content: 'y' });
+    await create(owner, { title: 'pear', content: 'y', trashed: true });
+    const found = await windowed.search(ownerActor, { q: 'pear', limit: 3 });
+    assert.deepEqual(ids(found), [title, content]);
+  });
+
+  it("widens the window when it is full of another user's notes, so the caller's matches are found", async () => {
+    const mine = [
+      await create(owner, { title: 'banana', content: 'mine' }),
+      await create(owner, { title: 'banana', content: 'mine' }),
+    ];
+    for (let i = 0; i < 7; i++) await create(stranger, { title: 'banana', content: `theirs ${i}` });
+    const found = await windowed.search(ownerActor, { q: 'banana', limit: 2 });
+    assert.deepEqual(ids(found).sort(), [...mine].sort());
+    // The other user's own search stays within their notes and fills the limit from the window.
+    const theirs = await windowed.search(strangerActor, { q: 'banana', limit: 3 });
+    assert.equal(theirs.length, 3);
+    assert.ok(theirs.every((n) => !mine.includes(n.id)));
+  });
+
+  it('widens the window past trashed notes (D-SEARCH-2)', async () => {
+    const kept = await create(owner, { title: 'cherry', content: 'kept' });
+    for (let i = 0; i < 4; i++) await create(owner, { title: 'cherry', content: `gone ${i}`, trashed: true });
+    assert.deepEqual(ids(await windowed.search(ownerActor, { q: 'cherry', limit: 1 })), [kept]);
+  });
+
+  it('doubles the window until the limit is reached or it covers every match', async () => {
+    const sizes: number[] = [];
+    const rows = await rankInWindows({
+      window: 2,
+      limit: 1,
+      oldestInWindow: async (size) => {
+        sizes.push(size);
+        return size < 16 ? 100 - size : null;
+      },
+      rank: async (oldest) => (oldest === null ? ['found'] : []),
+    });
+    assert.deepEqual(rows, ['found']);
+    assert.deepEqual(sizes, [2, 4, 8, 16]);
+
+    sizes.length = 0;
+    const filled = await rankInWindows({
+      window: 2,
+      limit: 3,
+      oldestInWindow: async (size) => {
+        sizes.push(size);
+        return 1;
+      },
+      rank: async () => ['a', 'b', 'c'],
+    });
+    assert.deepEqual(filled, ['a', 'b', 'c']);
+    assert.deepEqual(sizes, [3], 'never a window smaller than the limit');
+  });
+});
+
+describe('migration 0007_search_prefix_index', () => {
+  it('rebuilds notes_fts with 2- and 3-character prefix indexes and keeps every indexed note', async () => {
+    const dataDir = tempDataDir();
+    const earlier = new Kysely<unknown>({
+      dialect: new SqliteDialect({ database: new SQLite(path.join(dataDir, 'notes.db')) }),
+    });
+    const upTo0006 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0007'));
+    const { error } = await new Migrator({
+      db: earlier,
+      provider: { getMigrations: async () => upTo0006 },
+    }).migrateToLatest();
+    assert.equal(error, undefined);
+    await sql`INSERT INTO notes_fts (rowid, title, content, tags) VALUES (42, 'Project plan', 'x', '')`.execute(
+      earlier,
+    );
+    await earlier.destroy();
+
+    const database = await openDatabase(dataDir);
+    try {
+      const found = await sql<{ rowid: number }>`
+        SELECT rowid FROM notes_fts WHERE notes_fts MATCH '"pr"*'`.execute(database.db);
+      assert.deepEqual(found.rows, [{ rowid: 42 }]);
+      const table = await sql<{ sql: string }>`
+        SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`.execute(database.db);
+      assert.match(table.rows[0]!.sql, /prefix = '2 3'/);
+    } finally {
+      await database.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

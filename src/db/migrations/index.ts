@@ -4,6 +4,7 @@ import * as attachmentHash from './0002_attachment_hash.js';
 import * as sync from './0003_sync.js';
 import * as shareLinks from './0005_share_links.js';
 import * as apiKeys from './0006_api_keys.js';
+import * as searchPrefixIndex from './0007_search_prefix_index.js';
 
 /**
  * Every migration, in order (D-OPS-3). Names are numbered; a new one is appended here and never
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003_sync': sync,
   '0005_share_links': shareLinks,
   '0006_api_keys': apiKeys,
+  '0007_search_prefix_index': searchPrefixIndex,
 };

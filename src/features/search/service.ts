@@ -3,13 +3,44 @@ import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import type { Note } from '../notes/schemas.js';
 import { noteViews } from '../notes/service.js';
+import type { NoteRow } from '../notes/store.js';
 import { buildMatchQuery } from './searchText.js';
-import { searchNotes } from './store.js';
+import { nthNewestMatch, searchNotes } from './store.js';
 
 export const DEFAULT_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_LIMIT = 1_000;
+/** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
+export const DEFAULT_RANKING_WINDOW = 1_000;
 
-export function createSearchService({ db }: { db: Db }) {
+/**
+ * The ranking window rule (docs/decisions/0003): rank only the `window` newest matches of all
+ * users. The window is found before the trashed and visibility filters, so when it holds fewer
+ * than `limit` of the caller's results it doubles until it does or until it covers every match
+ * (`oldestInWindow` answers null), and the caller never gets fewer results than exist.
+ */
+export async function rankInWindows<Row>(options: {
+  window: number;
+  limit: number;
+  /** The oldest match among the `size` newest, or null when fewer than `size` match. */
+  oldestInWindow(size: number): Promise<number | null>;
+  /** The best `limit` results from `oldest` on (null: all matches). */
+  rank(oldest: number | null): Promise<Row[]>;
+}): Promise<Row[]> {
+  for (let size = Math.max(options.window, options.limit); ; size *= 2) {
+    const oldest = await options.oldestInWindow(size);
+    const rows = await options.rank(oldest);
+    if (oldest === null || rows.length >= options.limit) return rows;
+  }
+}
+
+export function createSearchService({
+  db,
+  rankingWindow = DEFAULT_RANKING_WINDOW,
+}: {
+  db: Db;
+  /** Tests configure a small window; the service uses the measured default. */
+  rankingWindow?: number;
+}) {
   return {
     /** D-SEARCH-1/2: every word must match (AND), the last as a prefix, `#word` in tags. */
     async search(actor: Actor, input: { q: string; limit?: number }): Promise<Note[]> {
@@ -20,7 +51,13 @@ export function createSearchService({ db }: { db: Db }) {
       }
       const match = buildMatchQuery(input.q);
       if (match === null) return [];
-      const rows = await searchNotes(db, actor.userId, match, input.limit ?? DEFAULT_SEARCH_LIMIT);
+      const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
+      const rows = await rankInWindows<NoteRow>({
+        window: rankingWindow,
+        limit,
+        oldestInWindow: (size) => nthNewestMatch(db, match, size),
+        rank: (oldest) => searchNotes(db, actor.userId, match, limit, oldest),
+      });
       return noteViews(db, rows);
     },
   };
