@@ -581,6 +581,37 @@ describe('POST /api/sync: applying changes', () => {
     const ownerTombstones = (await owner.get(`/api/sync/deleted?since=${since}`)).body;
     assert.ok(!ownerTombstones.some((t: any) => t.id === note.id));
   });
+
+  // The push reads its notes once and keeps them current as it writes: these pin that a change
+  // sees what the earlier changes of the same batch did (D-SYNC-4).
+  it('skips an update after the delete of its note in the same batch as deleted (D-SYNC-6)', async () => {
+    const id = randomUUID();
+    const results = await push(owner, [
+      { noteId: id, operation: 'create', timestamp: T0 + 1, data: { title: 'brief' } },
+      { noteId: id, operation: 'delete', timestamp: T0 + 2 },
+      { noteId: id, operation: 'update', timestamp: T0 + 3, data: { title: 'after' } },
+    ]);
+    assert.deepEqual(results, [
+      { noteId: id, status: 'applied' },
+      { noteId: id, status: 'applied' },
+      { noteId: id, status: 'skipped', reason: 'deleted' },
+    ]);
+    assert.equal(await noteOf(owner, id), undefined);
+  });
+
+  it('skips as forbidden an edit a collaborator pushes after leaving the note in the same batch', async () => {
+    const note = (await owner.post('/api/notes', { title: 'shared', content: 'as it was' })).body;
+    await share(owner, note.id, other.userId);
+    const results = await push(other.client, [
+      { noteId: note.id, operation: 'delete', timestamp: clock.now() + 1 },
+      { noteId: note.id, operation: 'update', timestamp: clock.now() + 2, data: { content: 'sneaky' } },
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.reason ?? r.status),
+      ['applied', 'forbidden'],
+    );
+    assert.equal((await noteOf(owner, note.id)).content, 'as it was');
+  });
 });
 
 describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { AppError } from '../../errors.js';
 import { endCollaboration } from '../collaborators/service.js';
-import { findNoteAccess, findNotesAccess } from '../notes/permissions.js';
+import { findNotesAccess } from '../notes/permissions.js';
 import type { Note } from '../notes/schemas.js';
 import {
   applyNoteFields,
@@ -17,7 +17,7 @@ import {
   noteViewBatches,
   pickNoteFields,
 } from '../notes/service.js';
-import { type AttachmentRow, type NoteRole, type NoteRow, noteExists } from '../notes/store.js';
+import type { AttachmentRow, NoteRole, NoteRow } from '../notes/store.js';
 import {
   applyOrder,
   BatchFields,
@@ -42,8 +42,8 @@ export interface SyncDeps {
 /**
  * What the push knows about the note ids it touches, read for the whole batch in two queries
  * up front and kept current as the push writes, so that each change sees the effect of the
- * earlier ones (D-SYNC-4) without reading its note again. An id not known (a conflict copy's)
- * is read when first asked for.
+ * earlier ones (D-SYNC-4) without reading its note again. An id not known yet (a conflict
+ * copy's, or one the push deleted) is read the same way when first asked for.
  */
 class KnownNotes {
   /** Per id: the note and the pusher's role (undefined: cannot see it), or undefined: no note. */
@@ -70,24 +70,21 @@ class KnownNotes {
 
   /** findNoteAccess: the note and the pusher's role, or undefined when the pusher cannot see it. */
   async access(noteId: string): Promise<{ note: NoteRow; role: NoteRole } | undefined> {
-    if (!this.notes.has(noteId)) {
-      const access = await findNoteAccess(this.trx, this.actor, noteId);
-      if (access) this.notes.set(noteId, access);
-      else if (!(await noteExists(this.trx, noteId))) this.notes.set(noteId, undefined);
-      else return undefined; // someone else's note; not kept, as only its existence is known
-    }
+    if (!this.notes.has(noteId)) await this.load([noteId]);
     const known = this.notes.get(noteId);
     return known?.role ? { note: known.note, role: known.role } : undefined;
   }
 
+  /** Whether a note has this id, visible to the pusher or not. */
   async exists(noteId: string): Promise<boolean> {
-    if (this.notes.has(noteId)) return this.notes.get(noteId) !== undefined;
-    return noteExists(this.trx, noteId);
+    if (!this.notes.has(noteId)) await this.load([noteId]);
+    return this.notes.get(noteId) !== undefined;
   }
 
+  /** Whether anyone holds a tombstone for this id: it was deleted, so it stays deleted (D-SYNC-6). */
   async wasDeleted(noteId: string): Promise<boolean> {
-    const known = this.tombstoned.get(noteId);
-    return known ?? store.wasDeleted(this.trx, noteId);
+    if (!this.tombstoned.has(noteId)) await this.load([noteId]);
+    return this.tombstoned.get(noteId) === true;
   }
 
   /** The pusher now holds this note in this state (created or changed by the push). */

@@ -46,18 +46,10 @@ export async function tombstonesSince(
     .execute();
 }
 
-/** Whether anyone holds a tombstone for this note id: it was deleted, so it stays deleted (D-SYNC-6). */
-export async function wasDeleted(db: Db, noteId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('note_tombstones')
-    .select('note_id')
-    .where('note_id', '=', noteId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/** wasDeleted for many note ids in one query: the ids someone holds a tombstone for. */
+/**
+ * The ids among `noteIds` that someone holds a tombstone for: they were deleted, so they stay
+ * deleted (D-SYNC-6).
+ */
 export async function deletedAmong(db: Db, noteIds: readonly string[]): Promise<Set<string>> {
   if (noteIds.length === 0) return new Set();
   const rows = await db
