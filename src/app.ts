@@ -97,6 +97,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Sends the configured (redacting) logger to this stream instead of stdout. */
   logStream?: NodeJS.WritableStream;
+  /** Called with the SQL of every statement run (tests count queries). */
+  onQuery?: (sql: string) => void;
 }
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -120,7 +122,7 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const database = await openDatabase(config.dataDir);
+  const database = await openDatabase(config.dataDir, { onQuery: options.onQuery });
   const clock = options.clock ?? new MonotonicClock(await newestUpdate(database.db));
 
   const app = Fastify({

@@ -14,8 +14,13 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+export interface DatabaseOptions {
+  /** Called with the SQL of every statement run (tests count queries with it). */
+  onQuery?: (sql: string) => void;
+}
+
 /** Opens (creating if needed) DATA_DIR/notes.db in WAL mode with foreign keys on (D-OPS-3). */
-export async function openDatabase(dataDir: string): Promise<OpenDatabase> {
+export async function openDatabase(dataDir: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const sqlite = new SQLite(path.join(dataDir, 'notes.db'));
   sqlite.pragma('journal_mode = WAL');
@@ -26,7 +31,11 @@ export async function openDatabase(dataDir: string): Promise<OpenDatabase> {
   sqlite.function('fold_case', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const { onQuery } = options;
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
+  });
   await migrate(db);
   return {
     db,

@@ -25,6 +25,7 @@ export async function startServer(
     dataDir?: string;
     clock?: Clock;
     logStream?: NodeJS.WritableStream;
+    onQuery?: (sql: string) => void;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
@@ -33,6 +34,7 @@ export async function startServer(
     logger: options.logStream ? undefined : false,
     logStream: options.logStream,
     clock: options.clock,
+    onQuery: options.onQuery,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../http/auth.js';
+import { sendJsonArray } from '../../http/jsonArray.js';
 import { errorResponses, IdParams, Success } from '../../http/schemas.js';
 import { IfMatchHeaders, ListNotesQuery, NoteInput, NoteList } from './schemas.js';
 import { parseIfMatch } from './service.js';
@@ -20,7 +21,8 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: NoteList, ...errorResponses(400, 401) },
       },
     },
-    async (request) => notes.list(actorOf(request), request.query),
+    async (request, reply) =>
+      sendJsonArray(reply, await notes.listInBatches(actorOf(request), request.query)),
   );
 
   app.post(

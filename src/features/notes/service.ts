@@ -136,6 +136,33 @@ export async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<N
   }));
 }
 
+/** Notes per batch of a streamed list: the memory a list takes, whatever its length. */
+export const LIST_BATCH_SIZE = 500;
+
+/**
+ * The notes of `noteIds` that the user may see, in that order, `batchSize` at a time. Each
+ * batch is its own queries, so the connection is free for other requests between batches
+ * (while the client reads the previous one); see docs/decisions/0004-streamed-lists.md.
+ */
+export async function* noteViewBatches(
+  db: Db,
+  userId: number,
+  noteIds: readonly string[],
+  batchSize = LIST_BATCH_SIZE,
+): AsyncGenerator<Note[]> {
+  for (let start = 0; start < noteIds.length; start += batchSize) {
+    const rows = await store.notesByIds(db, userId, noteIds.slice(start, start + batchSize));
+    yield noteViews(db, rows);
+  }
+}
+
+/** Every item of the batches in one array, for callers that want the whole list. */
+export async function collectBatches<T>(batches: AsyncIterable<readonly T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const batch of batches) all.push(...batch);
+  return all;
+}
+
 export async function noteView(db: Db, row: NoteRow): Promise<Note> {
   const [view] = await noteViews(db, [row]);
   return view!;
@@ -317,21 +344,31 @@ export function createNotesService(deps: NotesDeps) {
     return noteView(db, row);
   }
 
+  /**
+   * The list as batches of notes, for streaming it (GET /api/notes). The ids, and so the order,
+   * are read now; each batch's notes when the batch is asked for.
+   */
+  async function listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
+    const ids = await store.listNoteIds(db, actor.userId, {
+      filter: query.filter ?? 'all',
+      tag: query.tag?.toLowerCase(),
+      color: query.color,
+      pinned: query.pinned,
+      limit: query.limit,
+    });
+    return noteViewBatches(db, actor.userId, ids);
+  }
+
   async function notifyDeleted(attachments: AttachmentRow[]): Promise<void> {
     if (attachments.length === 0) return;
     for (const listener of deps.notesDeleted) await listener(attachments);
   }
 
   return {
+    listInBatches,
+
     async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
-      const rows = await store.listNotes(db, actor.userId, {
-        filter: query.filter ?? 'all',
-        tag: query.tag?.toLowerCase(),
-        color: query.color,
-        pinned: query.pinned,
-        limit: query.limit,
-      });
-      return noteViews(db, rows);
+      return collectBatches(await listInBatches(actor, query));
     },
 
     async get(actor: Actor, noteId: string): Promise<Note> {

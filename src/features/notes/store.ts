@@ -112,13 +112,17 @@ export interface ListFilter {
   limit?: number;
 }
 
-/** D-NOTE-5 filters and order: pinned first, then sortOrder ascending, then updatedAt descending. */
-export async function listNotes(
+/**
+ * The ids of the notes a list shows, in D-NOTE-5 order (pinned first, then sortOrder ascending,
+ * then updatedAt descending) with its filters. Only the ids: the notes are read in batches
+ * (notesByIds), so a long list never holds every note at once.
+ */
+export async function listNoteIds(
   db: Db,
   userId: number,
   { filter, tag, color, pinned, limit }: ListFilter,
-): Promise<NoteRow[]> {
-  let query = db.selectFrom('notes as n').selectAll('n').where(visibleTo(userId));
+): Promise<string[]> {
+  let query = db.selectFrom('notes as n').select('n.id').where(visibleTo(userId));
   if (filter === 'all') query = query.where('n.archived', '=', 0).where('n.trashed', '=', 0);
   else if (filter === 'archived') query = query.where('n.archived', '=', 1).where('n.trashed', '=', 0);
   else query = query.where('n.trashed', '=', 1);
@@ -135,7 +139,24 @@ export async function listNotes(
   }
   query = query.orderBy('n.pinned', 'desc').orderBy('n.sort_order', 'asc').orderBy('n.updated_at', 'desc');
   if (limit !== undefined) query = query.limit(limit);
-  return query.execute();
+  const rows = await query.execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The notes of `noteIds` that the user may still see, in the order of `noteIds`; a note deleted
+ * or unshared since the ids were read is left out.
+ */
+export async function notesByIds(db: Db, userId: number, noteIds: readonly string[]): Promise<NoteViewRow[]> {
+  if (noteIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('notes as n')
+    .select(NOTE_VIEW_COLUMNS.map((column) => `n.${column}` as const))
+    .where('n.id', 'in', inJsonList(noteIds))
+    .where(visibleTo(userId))
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return noteIds.flatMap((id) => byId.get(id) ?? []);
 }
 
 export async function insertNote(db: Db, note: Omit<NoteRow, 'doc_id'>): Promise<NoteRow> {

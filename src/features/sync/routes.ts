@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
+import { sendJsonArray } from '../../http/jsonArray.js';
 import { errorResponses } from '../../http/schemas.js';
 import { NoteList } from '../notes/schemas.js';
 import { SinceQuery, SYNC_BODY_LIMIT, SyncPush, SyncPushAnswer, Tombstone } from './schemas.js';
@@ -20,8 +21,8 @@ export const syncRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { syncTime, notes } = await sync.pull(actorOf(request), request.query.since);
-      return reply.header('x-sync-time', String(syncTime)).send(notes);
+      const { syncTime, notes } = await sync.pullInBatches(actorOf(request), request.query.since);
+      return sendJsonArray(reply.header('x-sync-time', String(syncTime)), notes);
     },
   );
 

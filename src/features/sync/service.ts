@@ -8,12 +8,13 @@ import { findNotesAccess } from '../notes/permissions.js';
 import type { Note } from '../notes/schemas.js';
 import {
   applyNoteFields,
+  collectBatches,
   deleteNotesForGood,
   fieldHistory,
   fieldValues,
   insertNote,
   type NotesService,
-  noteViews,
+  noteViewBatches,
   pickNoteFields,
 } from '../notes/service.js';
 import type { AttachmentRow, NoteRole, NoteRow } from '../notes/store.js';
@@ -210,14 +211,27 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
     return decision.stale ? skipped(change, 'stale', copyId) : applied(change, copyId);
   }
 
+  /**
+   * D-SYNC-1: the time is read before the ids, so a change committed meanwhile comes next
+   * time. The notes are read batch by batch as the answer is sent (GET /api/sync streams it):
+   * a note changed meanwhile comes in its newer state (and again next time), one deleted or
+   * unshared meanwhile is left out (its tombstone is newer than syncTime).
+   */
+  async function pullInBatches(
+    actor: Actor,
+    since: number,
+  ): Promise<{ syncTime: number; notes: AsyncIterable<Note[]> }> {
+    const syncTime = clock.now();
+    const ids = await store.noteIdsChangedSince(db, actor.userId, since);
+    return { syncTime, notes: noteViewBatches(db, actor.userId, ids) };
+  }
+
   return {
-    /** D-SYNC-1: the time is read before the query, so a change committed meanwhile comes next time. */
+    pullInBatches,
+
     async pull(actor: Actor, since: number): Promise<{ syncTime: number; notes: Note[] }> {
-      const syncTime = clock.now();
-      const notesChanged = await db
-        .transaction()
-        .execute(async (trx) => noteViews(trx, await store.notesChangedSince(trx, actor.userId, since)));
-      return { syncTime, notes: notesChanged };
+      const { syncTime, notes } = await pullInBatches(actor, since);
+      return { syncTime, notes: await collectBatches(notes) };
     },
 
     /**

@@ -1,30 +1,30 @@
 import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
-import { NOTE_VIEW_COLUMNS, type NoteViewRow } from '../notes/store.js';
 
 /**
- * Notes the user may see that changed at or after `since` (D-SYNC-1): their own by updatedAt, and
- * those shared with them by updatedAt or by the time they were shared, so a note shared today
- * reaches the new collaborator even if it last changed last year. Each half uses an index. Only
- * the columns of the answer are read: 10,000 notes are 10 MB already.
+ * The ids of the notes the user may see that changed at or after `since` (D-SYNC-1), oldest
+ * change first: their own by updatedAt, and those shared with them by updatedAt or by the time
+ * they were shared, so a note shared today reaches the new collaborator even if it last changed
+ * last year. Each half uses an index. The notes are read in batches (noteViewBatches).
  */
-export async function notesChangedSince(db: Db, userId: number, since: number): Promise<NoteViewRow[]> {
-  return db
+export async function noteIdsChangedSince(db: Db, userId: number, since: number): Promise<string[]> {
+  const rows = await db
     .selectFrom('notes')
-    .select(NOTE_VIEW_COLUMNS)
+    .select(['id', 'updated_at'])
     .where('owner_id', '=', userId)
     .where('updated_at', '>=', since)
     .unionAll(
       db
         .selectFrom('notes as n')
         .innerJoin('note_collaborators as c', 'c.note_id', 'n.id')
-        .select(NOTE_VIEW_COLUMNS.map((column) => `n.${column}` as const))
+        .select(['n.id', 'n.updated_at'])
         .where('c.user_id', '=', userId)
         .where((eb) => eb.or([eb('n.updated_at', '>=', since), eb('c.added_at', '>=', since)])),
     )
     .orderBy('updated_at')
     .orderBy('id')
     .execute();
+  return rows.map((r) => r.id);
 }
 
 /**

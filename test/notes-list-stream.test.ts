@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { noteViewBatches } from '../src/features/notes/service.js';
+import { jsonArrayChunks, sendJsonArray } from '../src/http/jsonArray.js';
+import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+describe('GET /api/notes, streamed', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let queries: string[] = [];
+
+  before(async () => {
+    server = await startServer({ onQuery: (sql) => queries.push(sql) });
+    owner = await setupOwner(server.url);
+  });
+  after(() => server.close());
+
+  async function countQueries(path: string): Promise<{ count: number; length: number }> {
+    queries = [];
+    const response = await owner.get(path);
+    assert.equal(response.status, 200, response.text);
+    return { count: queries.length, length: response.body.length };
+  }
+
+  /** Creates notes through one sync push (fast), titles `${prefix} n`. */
+  async function pushNotes(count: number, prefix: string): Promise<void> {
+    const changes = Array.from({ length: count }, (_, n) => ({
+      noteId: randomUUID(),
+      operation: 'create',
+      timestamp: Date.now(),
+      data: { title: `${prefix} ${n}`, content: `#${prefix} text ${n}` },
+    }));
+    const response = await owner.post('/api/sync', { changes });
+    assert.equal(response.status, 200, response.text);
+  }
+
+  it('answers [] for an empty list', async () => {
+    const response = await owner.get('/api/notes?filter=archived');
+    assert.equal(response.status, 200);
+    assert.equal(response.text, '[]');
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  });
+
+  it('answers the bytes of the Note schema serializer, in D-NOTE-5 order', async () => {
+    const inputs = [
+      { title: 'Ünïcödé 日本語 🎉 \u0301', content: 'emoji 👩‍👩‍👧 and #タグ and #café' },
+      {
+        title: 'quotes " \' and \\ backslash',
+        content: 'control \u0000 \u001f \n\t\r and </script> #quotes',
+      },
+      { title: '', content: '' },
+      { title: 'pinned', pinned: true, sortOrder: 5 },
+      { title: 'lone surrogate \ud800 end', sortOrder: -1 },
+    ];
+    for (const input of inputs) assert.equal((await owner.post('/api/notes', input)).status, 201);
+    const list = await owner.get('/api/notes?tag=quotes');
+    assert.equal(list.body.length, 1);
+    const response = await owner.get('/api/notes');
+    assert.equal(response.status, 200);
+    const ids: string[] = response.body.map((n: { id: string }) => n.id);
+    assert.equal(ids.length, inputs.length);
+    assert.equal(response.body[0].title, 'pinned');
+    // GET /api/notes/{id} answers each note through the same compiled Note schema.
+    const each = await Promise.all(ids.map((id) => owner.get(`/api/notes/${id}`)));
+    assert.equal(response.text, `[${each.map((r) => r.text).join(',')}]`);
+    assert.deepEqual(
+      JSON.parse(response.text),
+      each.map((r) => r.body),
+    );
+  });
+
+  it('runs as many queries for 300 notes as for 10 (issue 2: no query per note), also in a sync pull', async () => {
+    await pushNotes(10, 'ten');
+    const few = await countQueries('/api/notes?tag=ten');
+    const fewPulled = await countQueries('/api/sync?since=0');
+    await pushNotes(290, 'ten');
+    const many = await countQueries('/api/notes?tag=ten');
+    const manyPulled = await countQueries('/api/sync?since=0');
+    assert.equal(few.length, 10);
+    assert.equal(many.length, 300);
+    assert.equal(many.count, few.count);
+    assert.equal(manyPulled.length, fewPulled.length + 290);
+    assert.equal(manyPulled.count, fewPulled.count);
+  });
+
+  it('streams GET /api/sync as the Note schema serializes it, oldest change first (D-SYNC-1)', async () => {
+    const response = await owner.get('/api/sync?since=0');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('x-sync-time') ?? '', /^\d+$/);
+    const ids: string[] = response.body.map((n: { id: string }) => n.id);
+    const each = await Promise.all(ids.slice(0, 5).map((id) => owner.get(`/api/notes/${id}`)));
+    assert.ok(response.text.startsWith(`[${each.map((r) => r.text).join(',')},`));
+    const times = response.body.map((n: { updatedAt: string }) => n.updatedAt);
+    assert.deepEqual(times, [...times].sort());
+  });
+
+  it('reads a list in batches, in the order of its ids, leaving out notes the user cannot see', async () => {
+    const ids: string[] = (await owner.get('/api/notes?tag=ten')).body.map((n: { id: string }) => n.id);
+    const { client: stranger } = await createUserClient(server, 'batches@example.com');
+    const theirs = (await stranger.post('/api/notes', { title: 'not yours' })).body.id as string;
+    const batches: string[][] = [];
+    const requested = [...ids.slice(0, 3), theirs, ...ids.slice(3, 7)];
+    for await (const batch of noteViewBatches(server.app.db, 1, requested, 3)) {
+      batches.push(batch.map((n) => n.id));
+    }
+    assert.deepEqual(
+      batches.map((b) => b.length),
+      [3, 2, 2],
+    );
+    assert.deepEqual(batches.flat(), ids.slice(0, 7));
+  });
+});
+
+describe('sendJsonArray', () => {
+  let app: FastifyInstance;
+  let url: string;
+  let finished = false;
+  const logLines: string[] = [];
+  const item = { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } } };
+
+  async function* slowForever() {
+    try {
+      for (let n = 0; ; n++) {
+        yield [{ n, s: 'x'.repeat(10_000) }];
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    } finally {
+      finished = true;
+    }
+  }
+
+  async function* failing(afterBatches: number) {
+    for (let n = 0; n < afterBatches; n++) yield [{ n, s: 'ok' }];
+    throw new Error('query failed');
+  }
+
+  before(async () => {
+    app = Fastify({
+      logger: { level: 'warn', stream: { write: (line: string) => logLines.push(line) } },
+      forceCloseConnections: true,
+    });
+    const schema = { response: { 200: { type: 'array', items: item } } };
+    app.get('/forever', { schema }, async (_request, reply) => sendJsonArray(reply, slowForever()));
+    app.get('/fails-first', { schema }, async (_request, reply) => sendJsonArray(reply, failing(0)));
+    app.get('/fails-later', { schema }, async (_request, reply) => sendJsonArray(reply, failing(2)));
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(() => app.close());
+
+  it('joins batches into one array, skipping empty batches, as JSON.stringify would', async () => {
+    const batches = async function* () {
+      yield [];
+      yield [{ a: 'é"\\' }, { a: '' }];
+      yield [];
+      yield [{ a: '🎉' }];
+    };
+    let text = '';
+    for await (const chunk of jsonArrayChunks(batches(), JSON.stringify)) text += chunk;
+    assert.equal(text, JSON.stringify([{ a: 'é"\\' }, { a: '' }, { a: '🎉' }]));
+    text = '';
+    for await (const chunk of jsonArrayChunks((async function* () {})(), JSON.stringify)) text += chunk;
+    assert.equal(text, '[]');
+  });
+
+  it('answers an error response when the batches fail before the first byte', async () => {
+    const response = await fetch(`${url}/fails-first`);
+    assert.equal(response.status, 500);
+  });
+
+  it('breaks the connection, never ending the array, when the batches fail later', async () => {
+    const response = await fetch(`${url}/fails-later`);
+    assert.equal(response.status, 200);
+    await assert.rejects(response.text());
+    assert.ok(
+      logLines.some((line) => line.includes('query failed')),
+      'the failure is logged',
+    );
+  });
+
+  it('stops reading batches when the client goes away', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${url}/forever`, { signal: controller.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    for (let waited = 0; !finished && waited < 5_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(finished, true);
+  });
+});
