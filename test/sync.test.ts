@@ -757,8 +757,8 @@ describe('GET /api/sync with 1,000 notes or more', () => {
   });
   after(() => server.close());
 
-  // Arrays this long are serialized by JSON.stringify rather than the schema (app.ts), so the
-  // answer must still carry exactly the Note fields, each as GET /api/notes/{id} gives it.
+  // The pull is written batch by batch (src/http/jsonArray.ts), not as one serialized array, so
+  // the answer must still carry exactly the Note fields, each as GET /api/notes/{id} gives it.
   it('answers each note exactly as GET /api/notes/{id} does', async () => {
     const now = Date.now();
     const changes: Change[] = Array.from({ length: 1_000 }, (_, i) => ({
