@@ -132,12 +132,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: 200 },
-    // An array of 1,000 or more items (a search with limit=1000, a long tag list) is written by
-    // JSON.stringify: on Node 20, fast-json-stringify took twice as long for 10,000 notes
-    // (docs/benchmarks.md, "Sync performance"; the list and the pull now stream in batches), and
-    // the output is the same because every list is built by a view function that sets exactly
-    // the schema's fields, in its order. Such items must stay plain view objects.
-    serializerOpts: { largeArrayMechanism: 'json-stringify', largeArraySize: 1_000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('db', database.db);
