@@ -16,55 +16,105 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-interface Variable {
+/**
+ * One environment variable: its name, what it means (for `--help` and the README), its default
+ * (a raw value parsed like any other, or null: the setting is null while unset) and its parser.
+ */
+interface Setting<T> {
   name: string;
   description: string;
-  fallback: string;
+  fallback: string | null;
+  /** How the default reads for a person, when it is not a plain value. */
+  fallbackText?: string;
+  parse(raw: string, name: string): T;
 }
 
-export const configVariables: Variable[] = [
-  { name: 'PORT', description: 'TCP port to listen on (0 picks a free one)', fallback: '3000' },
-  {
+/** The one table of settings, in `--help` order: parsing, defaults, help and README come from it. */
+const settings: { [K in keyof Config]: Setting<Config[K]> } = {
+  port: {
+    name: 'PORT',
+    description: 'TCP port (0 picks a free one)',
+    fallback: '3000',
+    parse: (raw, name) => integer(name, raw, 0, 65535),
+  },
+  host: {
     name: 'HOST',
-    description: 'Interface to bind; 0.0.0.0 to listen on every interface',
+    description: 'Interface to bind; `0.0.0.0` for every interface',
     fallback: '127.0.0.1',
+    parse: (raw, name) => nonEmpty(name, raw),
   },
-  {
+  dataDir: {
     name: 'DATA_DIR',
-    description: 'Directory for the SQLite database and attachment files',
+    description: 'SQLite database (`notes.db`) and attachment files',
     fallback: './data',
+    parse: (raw, name) => path.resolve(nonEmpty(name, raw)),
   },
-  {
+  publicUrl: {
     name: 'PUBLIC_URL',
-    description: 'External origin, e.g. https://notes.example.com; used in share links and origin checks',
-    fallback: '(the request origin)',
+    description:
+      'External origin, e.g. `https://notes.example.com`: used in share links and accepted by the cross-origin guard',
+    fallback: null,
+    fallbackText: "the request's origin",
+    parse: parsePublicUrl,
   },
-  {
+  trustProxy: {
     name: 'TRUST_PROXY',
-    description: 'Trust X-Forwarded-* headers: true, false, a hop count, or comma-separated IPs/CIDRs',
+    description:
+      'Trust `X-Forwarded-*` (client IP, HTTPS): `true`, a hop count, or comma-separated IPs/CIDRs of your proxies',
     fallback: 'false',
+    parse: parseTrustProxy,
   },
-  {
+  logLevel: {
     name: 'LOG_LEVEL',
-    description: 'fatal, error, warn, info, debug, trace or silent',
+    description: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
     fallback: 'info',
+    parse: (raw, name) => oneOf(name, raw, LOG_LEVELS),
   },
-  {
+  trashRetentionDays: {
     name: 'TRASH_RETENTION_DAYS',
-    description: 'Days before trashed notes are deleted permanently; 0 keeps them forever',
+    description: 'Trashed notes are deleted for good after this many days; `0` keeps them forever',
     fallback: '30',
+    parse: (raw, name) => integer(name, raw, 0, 36500),
   },
-];
+};
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const settingList = () => Object.values(settings) as Setting<unknown>[];
+
+/** The variable names, in the order `--help` and the README list them. */
+export const configVariableNames: readonly string[] = settingList().map((s) => s.name);
+
+const shownFallback = (s: Setting<unknown>) => s.fallbackText ?? s.fallback ?? '';
 
 export function configHelp(): string {
-  const width = Math.max(...configVariables.map((v) => v.name.length)) + 2;
-  const lines = configVariables.map(
-    (v) => `  ${v.name.padEnd(width)}${v.description} (default: ${v.fallback})`,
+  const width = Math.max(...configVariableNames.map((name) => name.length)) + 2;
+  const lines = settingList().map(
+    (s) => `  ${s.name.padEnd(width)}${s.description.replaceAll('`', '')} (default: ${shownFallback(s)})`,
   );
   return ['Usage: node dist/main.js [--help]', '', 'Environment variables:', ...lines].join('\n');
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** The README's configuration table (a test keeps the README equal to it). */
+export function configMarkdownTable(): string {
+  const rows = settingList().map((s) => {
+    const fallback = s.fallbackText ?? `\`${s.fallback}\``;
+    return `| \`${s.name}\` | ${fallback} | ${s.description} |`;
+  });
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** Reads and validates the environment; throws ConfigError with a message fit for a person. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const [key, setting] of Object.entries(settings) as [keyof Config, Setting<unknown>][]) {
+    const given = env[setting.name];
+    // A variable without a default is unset when empty too (PUBLIC_URL= in a compose file).
+    const raw = setting.fallback === null && given === '' ? null : (given ?? setting.fallback);
+    config[key] = raw === null ? null : setting.parse(raw, setting.name);
+  }
+  return config as Config;
+}
 
 function integer(name: string, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
@@ -74,24 +124,38 @@ function integer(name: string, raw: string, min: number, max: number): number {
   return value;
 }
 
-function parsePublicUrl(raw: string): string {
+function nonEmpty(name: string, raw: string): string {
+  if (raw.trim() === '') throw new ConfigError(`${name} must not be empty`);
+  return raw;
+}
+
+/** One of `allowed`, case-insensitively. */
+function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
+  const value = raw.toLowerCase();
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return value as T;
+}
+
+function parsePublicUrl(raw: string, name: string): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`PUBLIC_URL must be an absolute URL like https://notes.example.com, got "${raw}"`);
+    throw new ConfigError(`${name} must be an absolute URL like https://notes.example.com, got "${raw}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`PUBLIC_URL must use http or https, got "${raw}"`);
+    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
   }
   return url.origin;
 }
 
-function parseTrustProxy(raw: string): Config['trustProxy'] {
+function parseTrustProxy(raw: string, name: string): Config['trustProxy'] {
   const value = raw.trim().toLowerCase();
   if (value === '' || value === 'false' || value === '0') return false;
   if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return integer('TRUST_PROXY', value, 0, 100);
+  if (/^\d+$/.test(value)) return integer(name, value, 0, 100);
   const entries = value.split(',').map((s) => s.trim());
   for (const entry of entries) {
     if (
@@ -101,30 +165,9 @@ function parseTrustProxy(raw: string): Config['trustProxy'] {
       entry !== 'uniquelocal'
     ) {
       throw new ConfigError(
-        `TRUST_PROXY entry "${entry}" is not an IP address, CIDR range, true, false or a number`,
+        `${name} entry "${entry}" is not an IP address, CIDR range, true, false or a number`,
       );
     }
   }
   return entries;
-}
-
-/** Reads and validates the environment; throws ConfigError with a message fit for a person. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
-  }
-  const host = env.HOST ?? '127.0.0.1';
-  if (host.trim() === '') throw new ConfigError('HOST must not be empty');
-  const dataDir = env.DATA_DIR ?? './data';
-  if (dataDir.trim() === '') throw new ConfigError('DATA_DIR must not be empty');
-  return {
-    port: integer('PORT', env.PORT ?? '3000', 0, 65535),
-    host,
-    dataDir: path.resolve(dataDir),
-    publicUrl: env.PUBLIC_URL ? parsePublicUrl(env.PUBLIC_URL) : null,
-    trustProxy: parseTrustProxy(env.TRUST_PROXY ?? 'false'),
-    logLevel: logLevel as Config['logLevel'],
-    trashRetentionDays: integer('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS ?? '30', 0, 36500),
-  };
 }

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { configHelp, loadConfig } from '../src/config.js';
+import { configHelp, configMarkdownTable, configVariableNames, loadConfig } from '../src/config.js';
 
 const MAIN = path.resolve('src/main.ts');
 
@@ -62,17 +63,7 @@ describe('configuration (D-OPS-1)', () => {
   it('--help prints every variable and exits 0', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN, '--help'], { encoding: 'utf8' });
     assert.equal(result.status, 0);
-    for (const name of [
-      'PORT',
-      'HOST',
-      'DATA_DIR',
-      'PUBLIC_URL',
-      'TRUST_PROXY',
-      'LOG_LEVEL',
-      'TRASH_RETENTION_DAYS',
-    ]) {
-      assert.ok(result.stdout.includes(name), name);
-    }
+    for (const name of configVariableNames) assert.ok(result.stdout.includes(name), name);
     assert.equal(result.stdout.trim(), configHelp().trim());
   });
 
@@ -83,5 +74,20 @@ describe('configuration (D-OPS-1)', () => {
     });
     assert.equal(result.status, 1);
     assert.match(result.stderr, /Configuration error: PORT must be a whole number, got "abc"/);
+  });
+});
+
+describe('the configuration table', () => {
+  it('is the README table, so the README lists every variable with its real default', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    assert.ok(
+      readme.includes(configMarkdownTable()),
+      'README.md must contain configMarkdownTable() verbatim',
+    );
+    for (const name of configVariableNames) assert.match(configHelp(), new RegExp(`^  ${name} `, 'm'));
+  });
+
+  it('treats an empty variable without a default as unset', () => {
+    assert.equal(loadConfig({ PUBLIC_URL: '' }).publicUrl, null);
   });
 });
