@@ -10,7 +10,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/connection.js';
-import { AppError } from './errors.js';
+import { errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
@@ -167,8 +167,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) =>
-      new AppError(429, 'rate_limited', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s`),
+    errorResponseBuilder: (_request, context) => errors.rateLimited(Math.ceil(context.ttl / 1000)),
   });
   await app.register(swagger, {
     openapi: {

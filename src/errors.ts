@@ -1,16 +1,71 @@
 /**
- * The one error type (D-ERR-1): services throw it, the HTTP error handler renders it as
+ * The one error type (D-ERR-1) and the closed catalogue of its codes: services throw an
+ * AppError made by one of the `errors` factories, the HTTP error handler renders it as
  * `{ statusCode, error, code, message, details? }`, and MCP tools turn it into a tool error.
+ * docs/api.md's table of codes is `errorCodesMarkdownTable()` (a test keeps them equal).
  */
 export interface ErrorDetail {
   path: string;
   message: string;
 }
 
+/** Every code the API answers, its status and what it means for a client (the docs' table). */
+export const ERROR_CODES = {
+  validation_failed: [400, 'A field, query or path parameter is invalid; `details` lists each problem'],
+  invalid_json: [400, 'The body is not valid JSON, or empty where a body is needed'],
+  invalid_content_length: [400, 'The Content-Length header does not match the body'],
+  bad_url: [400, 'The URL is malformed'],
+  invalid_if_match: [400, 'If-Match is not a quoted note version such as `"3"`'],
+  setup_completed: [400, 'Setup was already done; sign in instead'],
+  cannot_delete_owner: [400, 'The owner of the instance cannot be removed'],
+  owner_not_collaborator: [400, "A note's owner cannot be added as its collaborator"],
+  owner_cannot_leave: [400, 'The owner cannot leave its own note (DELETE …/collaborators?userId=self)'],
+  checklist_item_ambiguous: [400, 'MCP `set_checklist_item`: the text matches several items'],
+  invalid_multipart: [400, 'The multipart body is malformed'],
+  invalid_file: [400, 'The upload is missing, not an accepted image, or corrupt'],
+  invalid_thumbnail: [400, 'The client thumbnail is not a WebP of at most 1 MiB and 512 px'],
+  bad_request: [400, 'Another malformed request (the status may be another 4xx the HTTP layer gives)'],
+  unauthenticated: [401, 'No, an expired or an invalid session or API key'],
+  invalid_credentials: [401, 'Login: wrong email or password'],
+  forbidden: [403, 'You can see the resource but may not do this (e.g. a collaborator deleting)'],
+  insufficient_scope: [403, 'A read-only API key tried to write'],
+  cross_origin: [403, 'A cookie-authenticated write came from another origin'],
+  wrong_password: [403, 'Password change: the current password is not correct'],
+  note_not_found: [404, 'No such note, or one you cannot see: ids never leak'],
+  route_not_found: [404, 'No such endpoint'],
+  user_not_found: [404, 'No such user'],
+  api_key_not_found: [404, 'No such API key of yours'],
+  attachment_not_found: [404, 'No such attachment on this note'],
+  thumbnail_not_found: [404, 'The attachment has no thumbnail'],
+  attachment_file_missing: [404, "The attachment's stored file is missing on the server"],
+  collaborator_not_found: [404, 'The user is not a collaborator of the note'],
+  checklist_item_not_found: [404, 'MCP `set_checklist_item`: no such checklist item'],
+  share_not_found: [404, 'The public link does not exist or was revoked'],
+  method_not_allowed: [405, 'The endpoint does not take this method'],
+  note_exists: [409, 'A note with this id already exists'],
+  email_taken: [409, 'Another user has this email'],
+  already_collaborator: [409, 'The user is already a collaborator of the note'],
+  note_not_trashed: [409, 'MCP `delete_note`: only a note in the trash can be deleted'],
+  resync_required: [410, 'Deletions that old are gone: pull everything with since=0'],
+  version_mismatch: [412, 'If-Match no longer matches: the note has changed'],
+  payload_too_large: [413, 'The body is over its limit: 2 MiB of JSON, 16 MiB for `POST /api/sync`'],
+  file_too_large: [413, 'The upload is over 10 MiB'],
+  unsupported_media_type: [415, 'The body has a type the endpoint does not take'],
+  rate_limited: [429, 'Too many requests; `Retry-After` says when to try again'],
+  internal_error: [500, 'Something went wrong on the server (it is logged, never sent)'],
+  unhealthy: [503, 'The health check could not reach the database'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const statusOf = (code: ErrorCode): number => ERROR_CODES[code][0];
+
 export class AppError extends Error {
+  readonly statusCode: number;
+
+  /** Made only by the factories below, so every code is in the catalogue. */
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
     /** Extra response headers, e.g. Retry-After. */
@@ -18,20 +73,79 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
+    this.statusCode = statusOf(code);
   }
 }
 
+/**
+ * The one way to name where a validation problem is: a JSON pointer into the body, prefixed by
+ * the request part when it is elsewhere (`querystring:/q`, `params:/id`).
+ */
+export function detailPath(pointer: string, part = 'body'): string {
+  return part === 'body' ? pointer : `${part}:${pointer}`;
+}
+
+/** One factory per code; the message says what went wrong this time. */
 export const errors = {
   validation: (message: string, details?: ErrorDetail[]) =>
-    new AppError(400, 'validation_failed', message, details),
-  badRequest: (code: string, message: string) => new AppError(400, code, message),
-  unauthenticated: () => new AppError(401, 'unauthenticated', 'Authentication required'),
-  forbidden: (message = 'You may not do this') => new AppError(403, 'forbidden', message),
+    new AppError('validation_failed', message, details),
+  /** A field that is present but wrong, with the detail a client can show next to it. */
+  invalidField: (path: string, problem: string) =>
+    new AppError('validation_failed', `Invalid request: ${path} ${problem}`, [{ path, message: problem }]),
+  invalidJson: (message: string) => new AppError('invalid_json', message),
+  invalidIfMatch: () => new AppError('invalid_if_match', 'If-Match must be a quoted note version, e.g. "3"'),
+  setupCompleted: () => new AppError('setup_completed', 'Setup has already been completed'),
+  cannotDeleteOwner: () => new AppError('cannot_delete_owner', 'The owner of the instance cannot be removed'),
+  ownerNotCollaborator: () =>
+    new AppError('owner_not_collaborator', 'The owner of a note cannot be its collaborator'),
+  ownerCannotLeave: () =>
+    new AppError('owner_cannot_leave', 'The owner cannot leave its own note; delete it instead'),
+  checklistItemAmbiguous: (message: string) => new AppError('checklist_item_ambiguous', message),
+  invalidMultipart: (message: string) => new AppError('invalid_multipart', message),
+  invalidFile: (message: string) => new AppError('invalid_file', message),
+  invalidThumbnail: (message: string) => new AppError('invalid_thumbnail', message),
+  unauthenticated: (message = 'Authentication required', headers?: Record<string, string>) =>
+    new AppError('unauthenticated', message, undefined, headers),
+  invalidCredentials: () => new AppError('invalid_credentials', 'Wrong email or password'),
+  forbidden: (message = 'You may not do this') => new AppError('forbidden', message),
   insufficientScope: () =>
-    new AppError(403, 'insufficient_scope', 'This API key may only read; this action needs notes:write'),
-  noteNotFound: () => new AppError(404, 'note_not_found', 'Note not found'),
-  notFound: (code: string, message: string) => new AppError(404, code, message),
-  conflict: (code: string, message: string) => new AppError(409, code, message),
+    new AppError('insufficient_scope', 'This API key may only read; this action needs notes:write'),
+  crossOrigin: () => new AppError('cross_origin', 'Cross-origin requests may not change data'),
+  wrongPassword: () => new AppError('wrong_password', 'The current password is not correct'),
+  noteNotFound: () => new AppError('note_not_found', 'Note not found'),
+  userNotFound: () => new AppError('user_not_found', 'User not found'),
+  apiKeyNotFound: () => new AppError('api_key_not_found', 'API key not found'),
+  attachmentNotFound: () => new AppError('attachment_not_found', 'Attachment not found'),
+  thumbnailNotFound: () => new AppError('thumbnail_not_found', 'This attachment has no thumbnail'),
+  attachmentFileMissing: () =>
+    new AppError('attachment_file_missing', 'The stored file of this attachment is missing'),
+  collaboratorNotFound: () =>
+    new AppError('collaborator_not_found', 'This user is not a collaborator of the note'),
+  checklistItemNotFound: (message: string) => new AppError('checklist_item_not_found', message),
+  shareNotFound: () =>
+    new AppError('share_not_found', 'This shared note does not exist or is no longer shared'),
+  noteExists: () => new AppError('note_exists', 'A note with this id already exists'),
+  emailTaken: () => new AppError('email_taken', 'Another user already has this email'),
+  alreadyCollaborator: () => new AppError('already_collaborator', 'This user is already a collaborator'),
+  noteNotTrashed: () =>
+    new AppError('note_not_trashed', 'Only a note in the trash can be deleted; trash it first'),
+  resyncRequired: (message: string) => new AppError('resync_required', message),
   versionMismatch: (current: number) =>
-    new AppError(412, 'version_mismatch', `The note has changed; its current version is ${current}`),
+    new AppError('version_mismatch', `The note has changed; its current version is ${current}`),
+  fileTooLarge: (limitBytes: number) =>
+    new AppError(
+      'file_too_large',
+      `The file is larger than ${limitBytes} bytes (${limitBytes / 1048576} MiB)`,
+    ),
+  rateLimited: (retryInSeconds: number) =>
+    new AppError('rate_limited', `Too many requests; try again in ${retryInSeconds} s`),
+  unhealthy: () => new AppError('unhealthy', 'The database is not answering'),
 };
+
+/** docs/api.md's table of error codes, grouped by status. */
+export function errorCodesMarkdownTable(): string {
+  const rows = Object.entries(ERROR_CODES).map(
+    ([code, [status, meaning]]) => `| ${status} | \`${code}\` | ${meaning} |`,
+  );
+  return ['| Status | Code | Meaning |', '|---|---|---|', ...rows].join('\n');
+}

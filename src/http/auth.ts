@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Actor } from '../actor.js';
-import { AppError, errors } from '../errors.js';
+import { errors } from '../errors.js';
 import type { AuthService, NewSession } from '../features/auth/service.js';
 
 /**
@@ -92,7 +92,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
       const actor = bearer && options.bearer ? await options.bearer(bearer) : null;
       // D-MCP-2: the challenge tells clients which credential is expected.
       if (!actor) {
-        throw new AppError(401, 'unauthenticated', 'The API key is missing, invalid or revoked', undefined, {
+        throw errors.unauthenticated('The API key is missing, invalid or revoked', {
           'www-authenticate': 'Bearer',
         });
       }
@@ -123,5 +123,5 @@ export function assertSameOrigin(request: FastifyRequest, publicUrl: string | nu
   const origin = request.headers.origin;
   if (origin === undefined) return;
   if (origin === requestOrigin(request) || origin === publicUrl) return;
-  throw new AppError(403, 'cross_origin', 'Cross-origin requests may not change data');
+  throw errors.crossOrigin();
 }

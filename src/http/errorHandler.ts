@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, detailPath, type ErrorCode, type ErrorDetail } from '../errors.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
@@ -18,7 +18,7 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** Framework error codes mapped to our stable codes (D-ERR-1, D-ERR-3). */
-const FRAMEWORK_CODES: Record<string, { status: number; code: string; message?: string }> = {
+const FRAMEWORK_CODES: Record<string, { status: number; code: ErrorCode; message?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     status: 413,
     code: 'payload_too_large',
@@ -40,7 +40,14 @@ const FRAMEWORK_CODES: Record<string, { status: number; code: string; message?: 
   },
 };
 
-export function errorBody(statusCode: number, code: string, message: string, details?: ErrorDetail[]) {
+/** Codes for the other client errors the HTTP layer may raise, by status. */
+const FALLBACK_CODES: Partial<Record<number, ErrorCode>> = {
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+export function errorBody(statusCode: number, code: ErrorCode, message: string, details?: ErrorDetail[]) {
   return {
     statusCode,
     error: STATUS_TEXT[statusCode] ?? (statusCode >= 500 ? 'Internal Server Error' : 'Bad Request'),
@@ -58,7 +65,7 @@ function validationDetails(issues: ValidationIssue[], context: string | undefine
     const path = missing ? `${issue.instancePath}/${missing}` : issue.instancePath || '/';
     const allowed = (issue.params as { allowedValues?: unknown[] } | undefined)?.allowedValues;
     const message = allowed ? `must be one of ${allowed.join(', ')}` : (issue.message ?? 'is invalid');
-    return { path: context && context !== 'body' ? `${context}:${path}` : path, message };
+    return { path: detailPath(path, context), message };
   });
 }
 
@@ -85,11 +92,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      // Other framework 4xx (e.g. a JSON syntax error): keep the status, give it a stable code.
-      const code =
-        error instanceof SyntaxError
-          ? 'invalid_json'
-          : (STATUS_TEXT[status] ?? 'bad_request').toLowerCase().replaceAll(' ', '_');
+      // Other framework 4xx (e.g. a JSON syntax error): keep the status, give it a catalogue code.
+      const code = error instanceof SyntaxError ? 'invalid_json' : (FALLBACK_CODES[status] ?? 'bad_request');
       return reply.code(status).send(errorBody(status, code, error.message));
     }
     request.log.error({ err: error }, 'request failed');

@@ -48,8 +48,7 @@ export function createApiKeysService({ db, clock }: { db: Db; clock: Clock }) {
     async create(actor: Actor, input: CreateApiKeyBody): Promise<CreatedApiKey> {
       const name = input.name.trim();
       if (name.length === 0 || name.length > MAX_KEY_NAME_LENGTH) {
-        const message = `must be 1 to ${MAX_KEY_NAME_LENGTH} characters after trimming`;
-        throw errors.validation(`Invalid request: /name ${message}`, [{ path: '/name', message }]);
+        throw errors.invalidField('/name', `must be 1 to ${MAX_KEY_NAME_LENGTH} characters after trimming`);
       }
       const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const row: store.ApiKeyRow = {
@@ -70,7 +69,7 @@ export function createApiKeysService({ db, clock }: { db: Db; clock: Clock }) {
     /** Revocation is a delete: the next request with the key finds nothing (D-KEY-2). */
     async revoke(actor: Actor, keyId: string): Promise<void> {
       if (!(await store.deleteApiKey(db, actor.userId, keyId))) {
-        throw errors.notFound('api_key_not_found', 'API key not found');
+        throw errors.apiKeyNotFound();
       }
     },
 

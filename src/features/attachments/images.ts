@@ -1,5 +1,5 @@
 import sharp, { type Metadata } from 'sharp';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 
 // Each upload is decoded once from a temporary file: libvips' operation cache would only keep
 // those files open after they are deleted.
@@ -11,11 +11,6 @@ export const MAX_CLIENT_THUMBNAIL_SIDE = 512; // D-ATT-2
 export const THUMBNAIL_SIDE = 200; // D-ATT-2
 
 export const ACCEPTED_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'] as const;
-
-export const invalidFile = (message: string) => new AppError(400, 'invalid_file', message);
-export const invalidThumbnail = (message: string) => new AppError(400, 'invalid_thumbnail', message);
-export const fileTooLarge = () =>
-  new AppError(413, 'file_too_large', `The file is larger than ${MAX_FILE_BYTES} bytes (10 MiB)`);
 
 /** The accepted type of an image from what libvips found in its bytes; SVG, TIFF, HEIC... are not. */
 function acceptedType(metadata: Metadata): (typeof ACCEPTED_TYPES)[number] | null {
@@ -53,7 +48,7 @@ async function metadataOf(file: string): Promise<Metadata | null> {
 export async function readImage(file: string): Promise<{ mimeType: string; thumbnail: Buffer }> {
   const metadata = await metadataOf(file);
   const mimeType = metadata ? acceptedType(metadata) : null;
-  if (!mimeType) throw invalidFile('The file must be a JPEG, PNG, WebP, GIF or AVIF image');
+  if (!mimeType) throw errors.invalidFile('The file must be a JPEG, PNG, WebP, GIF or AVIF image');
   try {
     const thumbnail = await sharp(file, { failOn: 'truncated' })
       .autoOrient()
@@ -62,22 +57,24 @@ export async function readImage(file: string): Promise<{ mimeType: string; thumb
       .toBuffer();
     return { mimeType, thumbnail };
   } catch {
-    throw invalidFile('The image is corrupt or truncated');
+    throw errors.invalidFile('The image is corrupt or truncated');
   }
 }
 
 /** A client's own thumbnail must be a WebP image of at most 1 MiB and 512 px a side (D-ATT-2). */
 export async function checkClientThumbnail(file: string, size: number): Promise<void> {
-  if (size > MAX_CLIENT_THUMBNAIL_BYTES) throw invalidThumbnail('The thumbnail is larger than 1 MiB');
+  if (size > MAX_CLIENT_THUMBNAIL_BYTES) throw errors.invalidThumbnail('The thumbnail is larger than 1 MiB');
   const metadata = await metadataOf(file);
-  if (metadata?.format !== 'webp') throw invalidThumbnail('The thumbnail must be a WebP image');
+  if (metadata?.format !== 'webp') throw errors.invalidThumbnail('The thumbnail must be a WebP image');
   const height = metadata.pageHeight ?? metadata.height;
   if (metadata.width > MAX_CLIENT_THUMBNAIL_SIDE || height > MAX_CLIENT_THUMBNAIL_SIDE) {
-    throw invalidThumbnail(`The thumbnail must be at most ${MAX_CLIENT_THUMBNAIL_SIDE} px on each side`);
+    throw errors.invalidThumbnail(
+      `The thumbnail must be at most ${MAX_CLIENT_THUMBNAIL_SIDE} px on each side`,
+    );
   }
   try {
     await sharp(file, { failOn: 'truncated' }).stats();
   } catch {
-    throw invalidThumbnail('The thumbnail is corrupt or truncated');
+    throw errors.invalidThumbnail('The thumbnail is corrupt or truncated');
   }
 }

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../../errors.js';
-import { fileTooLarge, invalidThumbnail, MAX_CLIENT_THUMBNAIL_BYTES, MAX_FILE_BYTES } from './images.js';
+import { AppError, errors } from '../../errors.js';
+import { MAX_CLIENT_THUMBNAIL_BYTES, MAX_FILE_BYTES } from './images.js';
 import type { ReceivedFile, ReceivedUpload, ReceiveUpload } from './service.js';
 
 /** Room for the form's boundaries and part headers next to the file and a client thumbnail. */
@@ -27,8 +27,9 @@ export const MULTIPART_LIMITS = {
 
 type UploadField = 'file' | 'thumbnail';
 const TOO_LARGE: Record<UploadField, () => AppError> = {
-  file: fileTooLarge, // D-ATT-1
-  thumbnail: () => invalidThumbnail(`The thumbnail is larger than ${MAX_CLIENT_THUMBNAIL_BYTES} bytes`), // D-ATT-2
+  file: () => errors.fileTooLarge(MAX_FILE_BYTES), // D-ATT-1
+  thumbnail: () =>
+    errors.invalidThumbnail(`The thumbnail is larger than ${MAX_CLIENT_THUMBNAIL_BYTES} bytes`), // D-ATT-2
 };
 
 /** Streams one part to `target`, hashing it; busboy's size limit ends it with `tooLarge`. */
@@ -61,7 +62,7 @@ async function saveLimited(
 function asClientError(err: unknown): unknown {
   if (err instanceof AppError || !(err instanceof Error)) return err;
   if ('statusCode' in err || 'syscall' in err) return err;
-  return new AppError(400, 'invalid_multipart', `The multipart body is malformed: ${err.message}`);
+  return errors.invalidMultipart(`The multipart body is malformed: ${err.message}`);
 }
 
 /**
@@ -71,7 +72,7 @@ function asClientError(err: unknown): unknown {
  */
 export function receiveMultipart(request: FastifyRequest): ReceiveUpload {
   return async (directory) => {
-    if (Number(request.headers['content-length']) > MAX_UPLOAD_BYTES) throw fileTooLarge();
+    if (Number(request.headers['content-length']) > MAX_UPLOAD_BYTES) throw TOO_LARGE.file();
     const upload: ReceivedUpload = {};
     try {
       for await (const part of request.parts({ limits: MULTIPART_LIMITS })) {
@@ -82,7 +83,7 @@ export function receiveMultipart(request: FastifyRequest): ReceiveUpload {
           await finished(part.file);
           continue;
         }
-        if (upload[field]) throw new AppError(400, 'invalid_file', `Send one \`${field}\` part, not several`);
+        if (upload[field]) throw errors.invalidFile(`Send one \`${field}\` part, not several`);
         const saved = await saveLimited(part.file, path.join(directory, field), TOO_LARGE[field]);
         upload[field] = { ...saved, filename: part.filename };
       }

@@ -11,7 +11,7 @@ import type { Attachment } from '../notes/schemas.js';
 import { attachmentView, bumpNoteVersion } from '../notes/service.js';
 import { type AttachmentRow, attachmentsByNote } from '../notes/store.js';
 import { sanitizeFilename, thumbnailFilename } from './filenames.js';
-import { checkClientThumbnail, invalidFile, readImage } from './images.js';
+import { checkClientThumbnail, readImage } from './images.js';
 import type { AttachmentStorage } from './storage.js';
 import * as store from './store.js';
 
@@ -82,7 +82,7 @@ function keysOf(row: Pick<AttachmentRow, 'id' | 'thumbnail_path'>): string[] {
  */
 export async function attachmentOnNote(db: Db, noteId: string, attachmentId: string): Promise<AttachmentRow> {
   const row = await store.findAttachment(db, noteId, attachmentId.toLowerCase());
-  if (!row) throw errors.notFound('attachment_not_found', 'Attachment not found');
+  if (!row) throw errors.attachmentNotFound();
   return row;
 }
 
@@ -91,7 +91,7 @@ export function storedFileOf(row: AttachmentRow, thumbnail: boolean): StoredFile
   if (!thumbnail) {
     return { key: fileKey(row.id), mimeType: row.mime_type, filename: row.filename, etag: `"${row.sha256}"` };
   }
-  if (!row.thumbnail_path) throw errors.notFound('thumbnail_not_found', 'This attachment has no thumbnail');
+  if (!row.thumbnail_path) throw errors.thumbnailNotFound();
   return {
     key: row.thumbnail_path,
     mimeType: 'image/webp',
@@ -136,7 +136,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
       const workDir = await fs.mkdtemp(path.join(deps.uploadDir, 'upload-'));
       try {
         const { file, thumbnail } = await receive(workDir);
-        if (!file) throw invalidFile('The multipart field `file` is missing');
+        if (!file) throw errors.invalidFile('The multipart field `file` is missing');
         const image = await readImage(file.path);
         const thumbnailFile = await thumbnailFor(thumbnail, image.thumbnail, workDir);
 
@@ -180,8 +180,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
     /** Opens a stored file; a row whose file has gone (see sweepOrphans) answers 404. */
     async open(file: StoredFile): Promise<{ stream: Readable; size: number }> {
       const found = await storage.get(file.key);
-      if (!found)
-        throw errors.notFound('attachment_file_missing', 'The stored file of this attachment is missing');
+      if (!found) throw errors.attachmentFileMissing();
       return found;
     },
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type Actor, sessionActor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { userProfile } from '../users/service.js';
 import * as users from '../users/store.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
@@ -27,8 +27,6 @@ export interface ResolvedSession {
   renewed?: NewSession;
 }
 
-const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Wrong email or password');
-
 export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
   async function startSession(userId: number): Promise<NewSession> {
     const token = randomBytes(32).toString('base64url');
@@ -51,13 +49,11 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
 
     /** Creates the owner account once (D-AUTH-1); afterwards 400. */
     async setup(input: { password: string; email?: string; displayName?: string }): Promise<NewSession> {
-      if (await users.hasOwner(db))
-        throw errors.badRequest('setup_completed', 'Setup has already been completed');
+      if (await users.hasOwner(db)) throw errors.setupCompleted();
       const passwordHash = await hashPassword(input.password);
       const owner = await db.transaction().execute(async (trx) => {
         // Checked again inside the transaction: two racing setups must not both succeed.
-        if (await users.hasOwner(trx))
-          throw errors.badRequest('setup_completed', 'Setup has already been completed');
+        if (await users.hasOwner(trx)) throw errors.setupCompleted();
         return users.insertUser(trx, {
           email: input.email?.trim() ?? '',
           display_name: input.displayName?.trim() || 'Owner',
@@ -75,7 +71,7 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
         ? await users.findUserByEmail(db, input.email.trim())
         : await users.findOwner(db);
       const valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
-      if (!user || !valid) throw invalidCredentials();
+      if (!user || !valid) throw errors.invalidCredentials();
       return startSession(user.id);
     },
 
@@ -105,7 +101,7 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
     ): Promise<void> {
       const user = await users.findUserById(db, actor.userId);
       if (!user || !(await verifyPassword(input.currentPassword, user.password_hash))) {
-        throw new AppError(403, 'wrong_password', 'The current password is not correct');
+        throw errors.wrongPassword();
       }
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction().execute(async (trx) => {

@@ -4,7 +4,6 @@ import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { requireNoteAccess } from '../notes/permissions.js';
 import { forgetTombstone, recordTombstones } from '../notes/store.js';
-import { userNotFound } from '../users/service.js';
 import { findUserById } from '../users/store.js';
 import type { Collaborator, CollaboratorTarget } from './schemas.js';
 import * as store from './store.js';
@@ -46,11 +45,9 @@ export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock
     async add(actor: Actor, noteId: string, userId: number): Promise<Collaborator[]> {
       return db.transaction().execute(async (trx) => {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
-        if (userId === note.owner_id)
-          throw errors.badRequest('owner_not_collaborator', 'The owner of a note cannot be its collaborator');
-        if (!(await findUserById(trx, userId))) throw userNotFound();
-        if (await store.isCollaborator(trx, note.id, userId))
-          throw errors.conflict('already_collaborator', 'This user is already a collaborator');
+        if (userId === note.owner_id) throw errors.ownerNotCollaborator();
+        if (!(await findUserById(trx, userId))) throw errors.userNotFound();
+        if (await store.isCollaborator(trx, note.id, userId)) throw errors.alreadyCollaborator();
         await store.insertCollaborator(trx, note.id, userId, clock.now());
         // Access is back: a tombstone from an earlier removal would make their devices drop it.
         await forgetTombstone(trx, note.id, userId);
@@ -68,13 +65,8 @@ export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock
         const userId = target === 'self' ? actor.userId : target;
         if (role === 'collaborator' && userId !== actor.userId)
           throw errors.forbidden('A collaborator may only remove themselves');
-        if (userId === note.owner_id)
-          throw errors.badRequest(
-            'owner_cannot_leave',
-            'The owner cannot leave its own note; delete it instead',
-          );
-        if (!(await endCollaboration(trx, note.id, userId, clock.now())))
-          throw errors.notFound('collaborator_not_found', 'This user is not a collaborator of the note');
+        if (userId === note.owner_id) throw errors.ownerCannotLeave();
+        if (!(await endCollaboration(trx, note.id, userId, clock.now()))) throw errors.collaboratorNotFound();
       });
     },
   };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pingDatabase } from '../../db/connection.js';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { errorResponses } from '../../http/schemas.js';
 import { APP_VERSION } from '../../version.js';
 
@@ -24,7 +24,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await pingDatabase(app.db);
       } catch (err) {
         app.log.error({ err }, 'health check failed');
-        throw new AppError(503, 'unhealthy', 'The database is not answering');
+        throw errors.unhealthy();
       }
       return { status: 'ok' as const, version: APP_VERSION };
     },

@@ -2,7 +2,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Actor } from '../../actor.js';
-import { AppError } from '../../errors.js';
+import { AppError, errors } from '../../errors.js';
 import { APP_VERSION } from '../../version.js';
 import {
   MAX_CONTENT_LENGTH,
@@ -329,7 +329,7 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
     ({ id, index, text, checked }) =>
       run(async () => {
         if ((index === undefined) === (text === undefined)) {
-          throw new AppError(400, 'validation_failed', 'Give either index or text, not both and not neither');
+          throw errors.validation('Give either index or text, not both and not neither');
         }
         const selector = index === undefined ? { text: text! } : { index };
         const { note, item } = await notes.setChecklistItem(actor, id, selector, checked);

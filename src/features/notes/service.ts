@@ -293,7 +293,7 @@ export async function deleteNotesForGood(
 export function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
-  if (!match) throw errors.badRequest('invalid_if_match', 'If-Match must be a quoted note version, e.g. "3"');
+  if (!match) throw errors.invalidIfMatch();
   return Number(match[1]);
 }
 
@@ -303,20 +303,19 @@ function checkVersion(note: NoteRow, expected: number | undefined): void {
 
 function checkContentLength(content: string): void {
   if (content.length > MAX_CONTENT_LENGTH) {
-    const message = `must be at most ${MAX_CONTENT_LENGTH} characters`;
-    throw errors.validation(`The content ${message}`, [{ path: '/content', message }]);
+    throw errors.invalidField('/content', `must be at most ${MAX_CONTENT_LENGTH} characters`);
   }
 }
 
 function checklistProblem(problem: 'no_items' | 'not_found' | 'ambiguous', candidates: ChecklistItem[]) {
   const listed = candidates.map((i) => `${i.index}: ${i.text}`).join('; ');
   if (problem === 'no_items') {
-    return errors.notFound('checklist_item_not_found', 'The note has no checklist items (- [ ] lines)');
+    return errors.checklistItemNotFound('The note has no checklist items (- [ ] lines)');
   }
   if (problem === 'ambiguous') {
-    return errors.badRequest('checklist_item_ambiguous', `Several checklist items match: ${listed}`);
+    return errors.checklistItemAmbiguous(`Several checklist items match: ${listed}`);
   }
-  return errors.notFound('checklist_item_not_found', `No such checklist item; the items are ${listed}`);
+  return errors.checklistItemNotFound(`No such checklist item; the items are ${listed}`);
 }
 
 /** Extra narrowing for lists beyond the REST query (D-MCP-3 list_notes). */
@@ -380,8 +379,7 @@ export function createNotesService(deps: NotesDeps) {
       requireWriteScope(actor);
       const id = (input.id ?? randomUUID()).toLowerCase();
       const row = await db.transaction().execute(async (trx) => {
-        if (await store.noteExists(trx, id))
-          throw errors.conflict('note_exists', 'A note with this id already exists');
+        if (await store.noteExists(trx, id)) throw errors.noteExists();
         const now = clock.now();
         return insertNote(trx, {
           ownerId: actor.userId,
@@ -435,10 +433,7 @@ export function createNotesService(deps: NotesDeps) {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
         checkVersion(note, ifMatch);
         if (options.onlyFromTrash && note.trashed !== 1) {
-          throw errors.conflict(
-            'note_not_trashed',
-            'Only a note in the trash can be deleted; trash it first',
-          );
+          throw errors.noteNotTrashed();
         }
         return deleteNotesForGood(trx, [note], clock.now());
       });

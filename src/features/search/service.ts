@@ -1,6 +1,6 @@
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
-import { errors } from '../../errors.js';
+import { detailPath, errors } from '../../errors.js';
 import type { Note } from '../notes/schemas.js';
 import { noteViews } from '../notes/service.js';
 import type { NoteRow } from '../notes/store.js';
@@ -45,9 +45,7 @@ export function createSearchService({
     /** D-SEARCH-1/2: every word must match (AND), the last as a prefix, `#word` in tags. */
     async search(actor: Actor, input: { q: string; limit?: number }): Promise<Note[]> {
       if (input.q.trim() === '') {
-        throw errors.validation('q must contain a non-space character', [
-          { path: '/q', message: 'must contain a non-space character' },
-        ]);
+        throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
       }
       const match = buildMatchQuery(input.q);
       if (match === null) return [];

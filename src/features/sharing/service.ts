@@ -29,8 +29,7 @@ function shareUrl(origin: string, token: string): string {
   return `${origin}/s/${token}`;
 }
 
-const shareNotFound = () =>
-  errors.notFound('share_not_found', 'This shared note does not exist or is no longer shared');
+const shareNotFound = () => errors.shareNotFound();
 
 /**
  * Owner-only, like collaborator management, but the interface answers a collaborator with 404

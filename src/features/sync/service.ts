@@ -2,7 +2,7 @@ import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { endCollaboration } from '../collaborators/service.js';
 import { findNotesAccess } from '../notes/permissions.js';
 import type { Note } from '../notes/schemas.js';
@@ -242,9 +242,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
     async deleted(actor: Actor, since: number): Promise<{ syncTime: number; deleted: Tombstone[] }> {
       const syncTime = clock.now();
       if (since > 0 && since < syncTime - TOMBSTONE_RETENTION_MS) {
-        throw new AppError(
-          410,
-          'resync_required',
+        throw errors.resyncRequired(
           `Deletions are kept for ${TOMBSTONE_RETENTION_DAYS} days; pull everything with since=0 and replace your local notes`,
         );
       }

@@ -1,7 +1,7 @@
 import type { Actor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
-import { errors } from '../../errors.js';
+import { detailPath, errors } from '../../errors.js';
 import { hashPassword } from '../auth/passwords.js';
 import { deleteNotesForGood, type NotesService } from '../notes/service.js';
 import { notesOwnedBy } from '../notes/store.js';
@@ -31,15 +31,10 @@ export async function emailTaken(db: Db, email: string, exceptUserId?: number): 
   return other !== undefined && other.id !== exceptUserId;
 }
 
-const emailTakenError = () => errors.conflict('email_taken', 'Another user already has this email');
-
 /** A display name is trimmed and must keep a non-space character. */
 function displayName(value: string): string {
   const trimmed = value.trim();
-  if (trimmed === '')
-    throw errors.validation('displayName must not be blank', [
-      { path: '/displayName', message: 'must contain a non-space character' },
-    ]);
+  if (trimmed === '') throw errors.invalidField('/displayName', 'must contain a non-space character');
   return trimmed;
 }
 
@@ -47,8 +42,6 @@ function displayName(value: string): string {
 function requireOwner(actor: Actor): void {
   if (!actor.isOwner) throw errors.forbidden('Only the owner of this instance may manage users');
 }
-
-export const userNotFound = () => errors.notFound('user_not_found', 'User not found');
 
 export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock; notes: NotesService }) {
   return {
@@ -59,7 +52,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
       if (input.displayName !== undefined) patch.display_name = displayName(input.displayName);
       const updated = await db.transaction().execute(async (trx) => {
         if (patch.email !== undefined && (await emailTaken(trx, patch.email, actor.userId))) {
-          throw emailTakenError();
+          throw errors.emailTaken();
         }
         if (Object.keys(patch).length === 0) return store.findUserById(trx, actor.userId);
         return store.updateUser(trx, actor.userId, patch);
@@ -75,7 +68,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
       const name = displayName(input.displayName);
       const passwordHash = await hashPassword(input.password);
       const user = await db.transaction().execute(async (trx) => {
-        if (await emailTaken(trx, email)) throw emailTakenError();
+        if (await emailTaken(trx, email)) throw errors.emailTaken();
         return store.insertUser(trx, {
           email,
           display_name: name,
@@ -101,10 +94,9 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
      */
     async remove(actor: Actor, userId: number): Promise<void> {
       requireOwner(actor);
-      if (userId === actor.userId)
-        throw errors.badRequest('cannot_delete_owner', 'The owner of the instance cannot be removed');
+      if (userId === actor.userId) throw errors.cannotDeleteOwner();
       const removedAttachments = await db.transaction().execute(async (trx) => {
-        if (!(await store.findUserById(trx, userId))) throw userNotFound();
+        if (!(await store.findUserById(trx, userId))) throw errors.userNotFound();
         const removed = await deleteNotesForGood(trx, await notesOwnedBy(trx, userId), clock.now());
         await store.deleteUser(trx, userId);
         return removed;
@@ -116,9 +108,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
     async search(actor: Actor, query: string): Promise<UserSummary[]> {
       const text = query.trim();
       if (text === '')
-        throw errors.validation('q must contain a non-space character', [
-          { path: 'querystring:/q', message: 'must contain a non-space character' },
-        ]);
+        throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
       return (await store.searchUsers(db, text, actor.userId, MAX_USER_SEARCH_RESULTS)).map(userSummary);
     },
   };
