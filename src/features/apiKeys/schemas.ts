@@ -33,14 +33,11 @@ export const ApiKey = Type.Object(
 );
 export type ApiKey = Static<typeof ApiKey>;
 
+/** The key as listed (never used yet), plus the full key: the one response that shows it. */
 export const CreatedApiKey = Type.Object(
   {
-    id: Type.String({ format: 'uuid' }),
+    ...Type.Omit(ApiKey, ['lastUsedAt']).properties,
     key: Type.String({ description: 'The full key; shown only in this response' }),
-    name: Type.String(),
-    keyPrefix: Type.String(),
-    scopes: Type.Array(ScopeSchema),
-    createdAt: Type.String({ format: 'date-time' }),
   },
   { title: 'ApiKeyCreated' },
 );

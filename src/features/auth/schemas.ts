@@ -23,16 +23,6 @@ export const ChangePasswordBody = Type.Object({
   newPassword: Password,
 });
 
-export const UserProfile = Type.Object(
-  {
-    id: Type.Integer(),
-    email: Type.String(),
-    displayName: Type.String(),
-    isOwner: Type.Boolean(),
-  },
-  { $id: 'UserProfile', title: 'UserProfile' },
-);
-
 export const AuthStatus = Type.Object({
   setupRequired: Type.Boolean(),
   authenticated: Type.Boolean(),

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { NoteList } from '../notes/schemas.js';
-import { MAX_SEARCH_LIMIT } from './service.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './service.js';
 
 export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { search } = app.services;
@@ -19,7 +19,9 @@ export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
             maxLength: 1_000,
             description: 'Words to find; the last one as a prefix; #word for tags',
           }),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SEARCH_LIMIT, default: 100 })),
+          limit: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: MAX_SEARCH_LIMIT, default: DEFAULT_SEARCH_LIMIT }),
+          ),
         }),
         response: { 200: NoteList, ...errorResponses(400, 401) },
       },

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Color, type NoteColor } from '../notes/schemas.js';
+import { Attachment, Color, type NoteColor } from '../notes/schemas.js';
 
 export const ShareLink = Type.Object(
   {
@@ -13,12 +13,8 @@ export type ShareLink = Static<typeof ShareLink>;
 /** An attachment as the public sees it: no server path, no noteId. */
 export const PublicAttachment = Type.Object(
   {
-    id: Type.String(),
-    filename: Type.String(),
-    mimeType: Type.String(),
-    size: Type.Integer(),
+    ...Type.Pick(Attachment, ['id', 'filename', 'mimeType', 'size', 'createdAt']).properties,
     featured: Type.Boolean({ description: "True for the note's first attachment by createdAt (D-SHARE-3)" }),
-    createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'PublicAttachment', title: 'PublicAttachment' },
 );

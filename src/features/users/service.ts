@@ -5,16 +5,14 @@ import { detailPath, errors } from '../../errors.js';
 import { hashPassword } from '../auth/passwords.js';
 import { deleteNotesForGood, type NotesService } from '../notes/service.js';
 import { notesOwnedBy } from '../notes/store.js';
-import { type CreateUserBody, MAX_USER_SEARCH_RESULTS, type UserSummary } from './schemas.js';
+import {
+  type CreateUserBody,
+  MAX_USER_SEARCH_RESULTS,
+  type UserProfile,
+  type UserSummary,
+} from './schemas.js';
 import type { UserRow } from './store.js';
 import * as store from './store.js';
-
-export interface UserProfile {
-  id: number;
-  email: string;
-  displayName: string;
-  isOwner: boolean;
-}
 
 export function userProfile(user: UserRow): UserProfile {
   return { id: user.id, email: user.email, displayName: user.display_name, isOwner: user.is_owner === 1 };
