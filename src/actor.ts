@@ -14,8 +14,17 @@ export interface Actor {
 }
 
 /** A read-only API key may look but not change anything (D-KEY-3). */
+export function canWrite(actor: Actor): boolean {
+  return actor.scopes.has('notes:write');
+}
+
 export function requireWriteScope(actor: Actor): void {
-  if (!actor.scopes.has('notes:write')) throw errors.insufficientScope();
+  if (!canWrite(actor)) throw errors.insufficientScope();
+}
+
+/** User administration is for the owner of the instance only (D-AUTH-2). */
+export function requireInstanceOwner(actor: Actor): void {
+  if (!actor.isOwner) throw errors.forbidden('Only the owner of this instance may manage users');
 }
 
 export function sessionActor(user: { id: number; is_owner: number }): Actor {

@@ -61,11 +61,14 @@ export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock
      */
     async remove(actor: Actor, noteId: string, target: CollaboratorTarget): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        const { note, role } = await requireNoteAccess(trx, actor, noteId, 'edit');
         const userId = target === 'self' ? actor.userId : target;
-        if (role === 'collaborator' && userId !== actor.userId)
-          throw errors.forbidden('A collaborator may only remove themselves');
-        if (userId === note.owner_id) throw errors.ownerCannotLeave();
+        // Removing yourself is leaving; removing someone else is managing the note (owner only).
+        const { note } = await requireNoteAccess(
+          trx,
+          actor,
+          noteId,
+          userId === actor.userId ? 'leave' : 'own',
+        );
         if (!(await endCollaboration(trx, note.id, userId, clock.now()))) throw errors.collaboratorNotFound();
       });
     },

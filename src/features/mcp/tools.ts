@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Actor } from '../../actor.js';
+import { type Actor, canWrite } from '../../actor.js';
 import { AppError, errors } from '../../errors.js';
 import { APP_VERSION } from '../../version.js';
 import {
@@ -241,7 +241,7 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
     },
   );
 
-  if (!actor.scopes.has('notes:write')) return server; // D-KEY-3: a read-only key sees only the above.
+  if (!canWrite(actor)) return server; // D-KEY-3: a read-only key sees only the above.
 
   server.registerTool(
     'create_note',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { attachmentOnNote, type StoredFile, storedFileOf } from '../attachments/service.js';
 import { requireNoteAccess } from '../notes/permissions.js';
 import type { NoteColor } from '../notes/schemas.js';
@@ -36,12 +36,7 @@ const shareNotFound = () => errors.shareNotFound();
  * ("note not found or caller is not the owner"), where D-ERR-2 would say 403: the interface wins.
  */
 async function requireOwnedNote(db: Db, actor: Actor, noteId: string): Promise<NoteRow> {
-  try {
-    return (await requireNoteAccess(db, actor, noteId, 'own')).note;
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'forbidden') throw errors.noteNotFound();
-    throw err;
-  }
+  return (await requireNoteAccess(db, actor, noteId, 'own', { forbiddenAsNotFound: true })).note;
 }
 
 function publicView(note: NoteRow, attachments: readonly AttachmentRow[]): SharedNoteView {

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { endCollaboration } from '../collaborators/service.js';
-import { findNotesAccess } from '../notes/permissions.js';
+import { findNotesForAccess } from '../notes/permissions.js';
 import type { Note } from '../notes/schemas.js';
 import {
   applyNoteFields,
@@ -59,7 +59,7 @@ class KnownNotes {
   async load(noteIds: readonly string[]): Promise<void> {
     const ids = [...new Set(noteIds.map((id) => id.toLowerCase()))];
     const [found, deleted] = await Promise.all([
-      findNotesAccess(this.trx, this.actor, ids),
+      findNotesForAccess(this.trx, this.actor, ids),
       store.deletedAmong(this.trx, ids),
     ]);
     for (const id of ids) {

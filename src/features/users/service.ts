@@ -1,4 +1,4 @@
-import type { Actor } from '../../actor.js';
+import { type Actor, requireInstanceOwner } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { detailPath, errors } from '../../errors.js';
@@ -36,11 +36,6 @@ function displayName(value: string): string {
   return trimmed;
 }
 
-/** User administration is for the owner of the instance only (D-AUTH-2). */
-function requireOwner(actor: Actor): void {
-  if (!actor.isOwner) throw errors.forbidden('Only the owner of this instance may manage users');
-}
-
 export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock; notes: NotesService }) {
   return {
     /** PATCH /api/users/me (D-AUTH-6). */
@@ -61,7 +56,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
 
     /** POST /api/users: the owner adds a user; there is no self-registration (D-AUTH-2). */
     async create(actor: Actor, input: CreateUserBody): Promise<UserSummary> {
-      requireOwner(actor);
+      requireInstanceOwner(actor);
       const { email } = input; // the email format admits no spaces
       const name = displayName(input.displayName);
       const passwordHash = await hashPassword(input.password);
@@ -80,7 +75,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
 
     /** GET /api/users: every user, the owner included (D-AUTH-2). */
     async list(actor: Actor): Promise<UserProfile[]> {
-      requireOwner(actor);
+      requireInstanceOwner(actor);
       return (await store.listUsers(db)).map(userProfile);
     },
 
@@ -91,7 +86,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
      * by foreign-key cascade.
      */
     async remove(actor: Actor, userId: number): Promise<void> {
-      requireOwner(actor);
+      requireInstanceOwner(actor);
       if (userId === actor.userId) throw errors.cannotDeleteOwner();
       const removedAttachments = await db.transaction().execute(async (trx) => {
         if (!(await store.findUserById(trx, userId))) throw errors.userNotFound();
