@@ -15,7 +15,7 @@ import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
-import { createAttachmentsService, type Logger } from './features/attachments/service.js';
+import { createAttachmentsService } from './features/attachments/service.js';
 import { LocalDiskStorage } from './features/attachments/storage.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';
@@ -46,6 +46,7 @@ import { registerErrorHandling } from './http/errorHandler.js';
 import { redactUrl } from './http/logging.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerValidation } from './http/validation.js';
+import type { Logger } from './logger.js';
 import { APP_VERSION } from './version.js';
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5

@@ -1,6 +1,7 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type Actor, ALL_SCOPES, type Scope } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
+import { randomToken, sha256Hex } from '../../crypto.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { type ApiKey, type CreateApiKeyBody, type CreatedApiKey, MAX_KEY_NAME_LENGTH } from './schemas.js';
@@ -11,10 +12,6 @@ const KEY_PREFIX_LENGTH = 12; // D-KEY-1
 /** `nsk_` + 32 random bytes in base64url (43 characters). */
 const KEY_PATTERN = /^nsk_[A-Za-z0-9_-]{43}$/;
 const LAST_USED_RESOLUTION_MS = 60_000; // D-KEY-1: written at most once a minute
-
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
-}
 
 /** notes:write includes reading, so a stored key always has notes:read (D-KEY-3). */
 function normaliseScopes(requested: readonly Scope[] | undefined): Scope[] {
@@ -50,12 +47,12 @@ export function createApiKeysService({ db, clock }: { db: Db; clock: Clock }) {
       if (name.length === 0 || name.length > MAX_KEY_NAME_LENGTH) {
         throw errors.invalidField('/name', `must be 1 to ${MAX_KEY_NAME_LENGTH} characters after trimming`);
       }
-      const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+      const key = `${KEY_PREFIX}${randomToken()}`;
       const row: store.ApiKeyRow = {
         id: randomUUID(),
         user_id: actor.userId,
         name,
-        key_hash: hashApiKey(key),
+        key_hash: sha256Hex(key),
         key_prefix: key.slice(0, KEY_PREFIX_LENGTH),
         scopes: normaliseScopes(input.scopes).join(' '),
         created_at: clock.now(),
@@ -76,7 +73,7 @@ export function createApiKeysService({ db, clock }: { db: Db; clock: Clock }) {
     /** The actor behind a Bearer key, or null for a malformed, unknown or revoked key. */
     async authenticate(key: string): Promise<Actor | null> {
       if (!KEY_PATTERN.test(key)) return null;
-      const found = await store.findKeyUser(db, hashApiKey(key));
+      const found = await store.findKeyUser(db, sha256Hex(key));
       if (!found) return null;
       const now = clock.now();
       if (found.last_used_at === null || now - found.last_used_at >= LAST_USED_RESOLUTION_MS) {

@@ -6,6 +6,7 @@ import type { Actor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 import { requireNoteAccess } from '../notes/permissions.js';
 import type { Attachment } from '../notes/schemas.js';
 import { attachmentView, bumpNoteVersion } from '../notes/service.js';
@@ -38,10 +39,6 @@ export interface StoredFile {
   mimeType: string;
   filename: string;
   etag: string;
-}
-
-export interface Logger {
-  warn(details: object, message: string): void;
 }
 
 export interface AttachmentsDeps {

@@ -9,11 +9,16 @@ export const LOGIN_RATE_LIMIT = 10;
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { auth } = app.services;
   const tags = ['auth'];
+  // Setup and login take a password: public, and rate limited per IP (D-AUTH-3).
+  const credentialRoute = {
+    auth: 'public',
+    rateLimit: { max: LOGIN_RATE_LIMIT, timeWindow: '1 minute' },
+  } as const;
 
   app.post(
     '/api/auth/setup',
     {
-      config: { auth: 'public', rateLimit: { max: LOGIN_RATE_LIMIT, timeWindow: '1 minute' } },
+      config: credentialRoute,
       schema: {
         tags,
         summary: 'Create the owner account (works once)',
@@ -31,7 +36,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/auth/login',
     {
-      config: { auth: 'public', rateLimit: { max: LOGIN_RATE_LIMIT, timeWindow: '1 minute' } },
+      config: credentialRoute,
       schema: {
         tags,
         summary: 'Sign in; without email, as the owner',

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { type Actor, sessionActor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { randomToken, sha256Hex } from '../../crypto.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { userProfile } from '../users/service.js';
@@ -9,11 +9,6 @@ import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js'
 import * as store from './store.js';
 
 export const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4
-
-/** Sessions are looked up by the SHA-256 of the cookie value; the value is never stored. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
 
 export interface NewSession {
   token: string;
@@ -29,10 +24,10 @@ export interface ResolvedSession {
 
 export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
   async function startSession(userId: number): Promise<NewSession> {
-    const token = randomBytes(32).toString('base64url');
+    const token = randomToken();
     const now = clock.now();
     await store.insertSession(db, {
-      token_hash: hashToken(token),
+      token_hash: sha256Hex(token),
       user_id: userId,
       created_at: now,
       expires_at: now + SESSION_MAX_AGE_MS,
@@ -77,7 +72,7 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
 
     /** The session behind a cookie value, renewed when more than half its life has passed. */
     async resolveSession(token: string): Promise<ResolvedSession | null> {
-      const tokenHash = hashToken(token);
+      const tokenHash = sha256Hex(token);
       const now = clock.now();
       const row = await store.findSessionUser(db, tokenHash, now);
       if (!row) return null;

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
+import { randomToken } from '../../crypto.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { attachmentOnNote, type StoredFile, storedFileOf } from '../attachments/service.js';
@@ -11,7 +11,6 @@ import { attachmentsByNote } from '../notes/store.js';
 import type { SharedNote, ShareLink } from './schemas.js';
 import * as store from './store.js';
 
-const TOKEN_BYTES = 32; // D-SHARE-1
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export interface SharingDeps {
@@ -77,7 +76,7 @@ export function createSharingService({ db, clock }: SharingDeps) {
         const note = await requireOwnedNote(trx, actor, noteId);
         const existing = await store.findLinkByNote(trx, note.id);
         if (existing) return existing.token;
-        const created = randomBytes(TOKEN_BYTES).toString('base64url');
+        const created = randomToken();
         await store.insertLink(trx, { note_id: note.id, token: created, created_at: clock.now() });
         return created;
       });
