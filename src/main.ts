@@ -1,8 +1,11 @@
 import { buildApp } from './app.js';
+import { commandsHelp, runCommand } from './commands.js';
 import { ConfigError, configHelp, loadConfig } from './config.js';
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log(configHelp());
+const [command = 'serve', ...args] = process.argv.slice(2);
+
+if (command === '--help' || command === '-h') {
+  console.log(`${configHelp()}\n\n${commandsHelp()}`);
   process.exit(0);
 }
 
@@ -16,6 +19,8 @@ try {
   }
   throw err;
 }
+
+if (command !== 'serve') process.exit(await runCommand(command, args, config));
 
 const app = await buildApp(config);
 
@@ -42,3 +47,16 @@ try {
   app.log.fatal({ err }, 'could not start the server');
   process.exit(1);
 }
+
+// Where to go next, for the person who just started it.
+const address = app.server.address();
+const port = address && typeof address === 'object' ? address.port : config.port;
+const origin =
+  config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+const { setupRequired } = await app.services.auth.status(null);
+app.log.info(
+  { url: origin, docs: `${origin}/api/docs`, setupRequired },
+  setupRequired
+    ? `Ready at ${origin}: no owner yet, create it with POST ${origin}/api/auth/setup (see the README); API docs at ${origin}/api/docs`
+    : `Ready at ${origin}; API docs at ${origin}/api/docs`,
+);

@@ -105,6 +105,21 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
       });
     },
 
+    /**
+     * The operator's way back in (`reset-password`): a new password for the user with this email
+     * (the owner when `email` is undefined), and every session of theirs ends.
+     */
+    async resetPassword(email: string | undefined, newPassword: string) {
+      const user = email === undefined ? await users.findOwner(db) : await users.findUserByEmail(db, email);
+      if (!user) throw errors.userNotFound();
+      const passwordHash = await hashPassword(newPassword);
+      await db.transaction().execute(async (trx) => {
+        await users.updateUser(trx, user.id, { password_hash: passwordHash });
+        await store.deleteOtherSessions(trx, user.id, null);
+      });
+      return userProfile(user);
+    },
+
     async deleteExpiredSessions(): Promise<void> {
       await store.deleteExpiredSessions(db, clock.now());
     },

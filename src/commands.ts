@@ -1,0 +1,92 @@
+import { parseArgs } from 'node:util';
+import { buildServices } from './app.js';
+import { MonotonicClock } from './clock.js';
+import type { Config } from './config.js';
+import { randomToken } from './crypto.js';
+import { openDatabase } from './db/connection.js';
+import { AppError } from './errors.js';
+import { newestUpdate } from './features/notes/store.js';
+
+/**
+ * The server's commands besides serving (`node dist/main.js <command>`). Each works on the
+ * configured DATA_DIR, also while the server runs (SQLite in WAL mode lets both write).
+ */
+interface Command {
+  usage: string;
+  summary: string;
+  options: NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+  run(config: Config, values: Record<string, string | boolean | undefined>): Promise<void>;
+}
+
+/** Thrown for a command used wrongly: its message and the usage are printed, exit code 2. */
+export class UsageError extends Error {}
+
+export const commands: Record<string, Command> = {
+  'reset-password': {
+    usage: 'reset-password (--email <email> | --owner)',
+    summary:
+      'Gives a locked-out user a new random password, printed once, and ends their sessions (API keys keep working)',
+    options: { email: { type: 'string' }, owner: { type: 'boolean' } },
+    async run(config, values) {
+      const email = values.email as string | undefined;
+      if ((email === undefined) === (values.owner !== true))
+        throw new UsageError('Give either --email or --owner');
+      // A generated password is never in the shell history or the process list.
+      const password = randomToken().slice(0, 20);
+      const user = await withServices(config, (services) => services.auth.resetPassword(email, password));
+      const who = user.email === '' ? `the owner (${user.displayName})` : user.email;
+      console.log(`New password for ${who}: ${password}\nSign in with it, then change it in your settings.`);
+    },
+  },
+};
+
+/** Opens DATA_DIR's database for one command's work and closes it afterwards. */
+async function withServices<T>(
+  config: Config,
+  work: (services: ReturnType<typeof buildServices>) => Promise<T>,
+): Promise<T> {
+  const database = await openDatabase(config.dataDir);
+  try {
+    const log = { warn: (details: object, message: string) => console.warn(message, details) };
+    const clock = new MonotonicClock(await newestUpdate(database.db));
+    return await work(buildServices({ db: database.db, clock, config, log }));
+  } finally {
+    await database.close();
+  }
+}
+
+export function commandsHelp(): string {
+  const width = Math.max(...Object.values(commands).map((c) => c.usage.length)) + 2;
+  return [
+    'Commands (default: serve):',
+    ...Object.values(commands).map((c) => `  ${c.usage.padEnd(width)}${c.summary}`),
+  ].join('\n');
+}
+
+/** Runs `argv` (the words after the script) as a command; returns the process exit code. */
+export async function runCommand(name: string, args: string[], config: Config): Promise<number> {
+  const command = commands[name];
+  if (!command) {
+    console.error(`Unknown command "${name}".\n\n${commandsHelp()}`);
+    return 2;
+  }
+  if (args.includes('--help')) {
+    console.log(`Usage: node dist/main.js ${command.usage}\n\n${command.summary}.`);
+    return 0;
+  }
+  try {
+    const { values } = parseArgs({ args, options: command.options, strict: true, allowPositionals: false });
+    await command.run(config, values);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`${(err as Error).message}\nUsage: node dist/main.js ${command.usage}`);
+      return 2;
+    }
+    if (err instanceof AppError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+}

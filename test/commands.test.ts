@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it, mock } from 'node:test';
+import { runCommand } from '../src/commands.js';
+import { loadConfig } from '../src/config.js';
+import { createUserClient, ownerClientFor, TestClient } from './helpers/client.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+/** Runs a command in this process against the server's DATA_DIR, capturing what it prints. */
+async function run(server: TestServer, ...argv: string[]) {
+  const printed: string[] = [];
+  const log = mock.method(console, 'log', (line: string) => printed.push(line));
+  const error = mock.method(console, 'error', (line: string) => printed.push(line));
+  try {
+    const [name, ...args] = argv;
+    const code = await runCommand(name!, args, loadConfig({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }));
+    return { code, output: printed.join('\n') };
+  } finally {
+    log.mock.restore();
+    error.mock.restore();
+  }
+}
+
+const newPasswordIn = (output: string) => /New password for .*: (\S+)/.exec(output)?.[1];
+
+describe('reset-password command', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it('gives a user a new password and ends their sessions, while the server runs', async () => {
+    const { client: alice } = await createUserClient(server, 'alice@example.com', 'forgotten secret');
+    assert.equal((await alice.get('/api/notes')).status, 200);
+
+    const { code, output } = await run(server, 'reset-password', '--email', 'alice@example.com');
+    assert.equal(code, 0, output);
+    const password = newPasswordIn(output);
+    assert.ok(password && password.length >= 16, output);
+
+    assert.equal((await alice.get('/api/notes')).status, 401, 'the old session has ended');
+    const again = new TestClient(server.url);
+    const old = await again.post('/api/auth/login', {
+      email: 'alice@example.com',
+      password: 'forgotten secret',
+    });
+    assert.equal(old.status, 401);
+    const fresh = await again.post('/api/auth/login', { email: 'alice@example.com', password });
+    assert.equal(fresh.status, 200);
+  });
+
+  it('resets the owner with --owner, whatever its email', async () => {
+    const owner = await ownerClientFor(server);
+    const { code, output } = await run(server, 'reset-password', '--owner');
+    assert.equal(code, 0, output);
+    assert.equal((await owner.get('/api/notes')).status, 401);
+    const login = await new TestClient(server.url).post('/api/auth/login', {
+      password: newPasswordIn(output),
+    });
+    assert.equal(login.status, 200);
+  });
+
+  it('says what is wrong with exit code 1 for an unknown user and 2 for bad usage', async () => {
+    assert.equal((await run(server, 'reset-password', '--email', 'nobody@example.com')).code, 1);
+    assert.match(
+      (await run(server, 'reset-password', '--email', 'nobody@example.com')).output,
+      /User not found/,
+    );
+    for (const argv of [[], ['--email', 'a@example.com', '--owner'], ['--mail', 'a@example.com']]) {
+      const { code, output } = await run(server, 'reset-password', ...argv);
+      assert.equal(code, 2, argv.join(' '));
+      assert.match(output, /Usage: node dist\/main.js reset-password/);
+    }
+    const help = await run(server, 'reset-password', '--help');
+    assert.equal(help.code, 0);
+    assert.match(help.output, /ends their sessions/);
+    assert.equal((await run(server, 'no-such-command')).code, 2);
+  });
+});
