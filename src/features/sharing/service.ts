@@ -34,7 +34,8 @@ const shareNotFound = () =>
 
 /**
  * Owner-only, like collaborator management, but the interface answers a collaborator with 404
- * ("note not found or caller is not the owner"), where D-ERR-2 would say 403: the interface wins.
+ * ("note not found or caller is not the owner", docs/interface.md#errors), where D-ERR-2 would
+ * say 403: the interface wins.
  */
 async function requireOwnedNote(db: Db, actor: Actor, noteId: string): Promise<NoteRow> {
   try {
