@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { sessionActor } from '../src/actor.js';
 import { checklistItems, setItemChecked } from '../src/features/notes/contentEdits.js';
 import { readLines } from '../src/features/notes/markdown.js';
 import { renderContent } from '../src/features/sharing/page.js';
 import { extractHashtags } from '../src/features/tags/hashtags.js';
+import { setupOwner, type TestClient } from './helpers/client.js';
+import { startServer, type TestServer } from './helpers/server.js';
 
 const FENCE = '```';
 
@@ -85,14 +89,22 @@ const CASES: Case[] = [
   },
 ];
 
-/** The checkboxes of the share page, as (label, checked). Labels here need no HTML unescaping. */
-function pageItems(content: string): { text: string; checked: boolean }[] {
-  const html = renderContent(content);
+/** The checkboxes of a share page, as (label, checked). Labels here need no HTML unescaping. */
+function checkboxes(html: string): { text: string; checked: boolean }[] {
   return [...html.matchAll(/<input type="checkbox" disabled( checked)?><span>(.*?)<\/span>/g)].map((m) => ({
     text: m[2]!.trim(),
     checked: m[1] !== undefined,
   }));
 }
+
+const pageItems = (content: string) => checkboxes(renderContent(content));
+
+/** Hashtags on lines that are not code: what D-TAG-1 makes tags of. */
+const tagsOutsideCode = ({ content, code }: Case) =>
+  [...content.matchAll(/#([a-z])\b/g)]
+    .map((m) => m[1]!)
+    .filter((tag) => !code.includes(tag))
+    .sort();
 
 describe('one Markdown reader for the MCP checklist edit, the share page and hashtags (D-NOTE-6, D-TAG-1)', () => {
   for (const { name, content, items, code } of CASES) {
@@ -100,11 +112,10 @@ describe('one Markdown reader for the MCP checklist edit, the share page and has
       const mcp = checklistItems(content).map(({ text, checked }) => ({ text, checked }));
       assert.deepEqual(mcp, items, 'MCP set_checklist_item');
       assert.deepEqual(pageItems(content), items, 'share page');
-      const allTags = [...content.matchAll(/#([a-z])\b/g)].map((m) => m[1]!);
       assert.deepEqual(
         extractHashtags('', content),
-        allTags.filter((tag) => !code.includes(tag)).sort(),
-        'hashtag extraction',
+        tagsOutsideCode({ name, content, items, code }),
+        'hashtags',
       );
     });
 
@@ -121,7 +132,43 @@ describe('one Markdown reader for the MCP checklist edit, the share page and has
   }
 });
 
+describe('the running app reads note content the same way on every path (D-NOTE-6, D-TAG-1)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url);
+  });
+  after(() => server.close());
+
+  for (const testCase of CASES) {
+    it(`stores tags, renders the page and ticks items alike: ${testCase.name}`, async () => {
+      const created = await owner.post('/api/notes', { checklistMode: true, content: testCase.content });
+      assert.equal(created.status, 201, created.text);
+      assert.deepEqual(created.body.tags, tagsOutsideCode(testCase));
+      const { token } = (await owner.post(`/api/notes/${created.body.id}/share`)).body;
+      const page = await owner.get(`/s/${token}`);
+      assert.deepEqual(checkboxes(page.text), testCase.items);
+      // The service function behind MCP's set_checklist_item, as the owner.
+      const { notes } = server.app.services;
+      const actor = sessionActor({ id: created.body.ownerId, is_owner: 1 });
+      for (const index of testCase.items.keys())
+        await notes.setChecklistItem(actor, created.body.id, { index }, true);
+      const ticked = await owner.get(`/s/${token}`);
+      assert.deepEqual(
+        checkboxes(ticked.text),
+        testCase.items.map(({ text }) => ({ text, checked: true })),
+      );
+    });
+  }
+});
+
 describe('readLines', () => {
+  it('imports nothing, so that the web app can use it as it is', () => {
+    const source = fs.readFileSync(new URL('../src/features/notes/markdown.ts', import.meta.url), 'utf8');
+    assert.doesNotMatch(source, /^\s*import\b|\brequire\(|\bimport\(/m);
+  });
+
   it('gives each line its offset in the content, whatever the line ending', () => {
     const content = 'a\r\nb\rc\n\nd';
     assert.deepEqual(
