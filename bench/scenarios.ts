@@ -63,7 +63,7 @@ function search(name: string, q: string): Scenario {
   };
 }
 
-/** The largest push the interface allows (D-ERR-5). */
+/** The largest push D-ERR-5 allows. */
 const SYNC_BATCH = MAX_SYNC_CHANGES;
 
 export const SCENARIOS: Scenario[] = [

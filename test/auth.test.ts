@@ -52,7 +52,7 @@ describe('POST /api/auth/setup', () => {
     });
   });
 
-  it('answers 400 once setup has been completed (Authentication rule 3)', async () => {
+  it('answers 400 once setup has been completed (docs/interface.md#authentication-rule-3)', async () => {
     const response = await new TestClient(server.url).post('/api/auth/setup', {
       password: 'another password',
     });
@@ -105,7 +105,7 @@ describe('POST /api/auth/login', () => {
     assert.equal((await client.get('/api/auth/status')).body.user.email, 'bob@example.com');
   });
 
-  it('answers the same 401 for a wrong password and an unknown email (Authentication rule 4)', async () => {
+  it('answers the same 401 for a wrong password and an unknown email (docs/interface.md#authentication-rule-4)', async () => {
     const client = new TestClient(server.url);
     const wrong = await client.post('/api/auth/login', {
       email: 'bob@example.com',
@@ -175,7 +175,7 @@ describe('sessions', () => {
     await server.close();
   });
 
-  it('logout deletes the session server-side and clears the cookie (Authentication rule 2)', async () => {
+  it('logout deletes the session server-side and clears the cookie (docs/interface.md#authentication-rule-2)', async () => {
     const server = await startServer();
     const client = await setupOwner(server.url);
     const stolen = client.cookies.get('session')!;

@@ -127,7 +127,7 @@ const MATRIX: MatrixRow[] = [
     expect: [200, 200, 404, 404, 401, 401],
   },
   {
-    // The interface's error table: "note not found or caller is not the owner" → 404, even for
+    // The interface's error table (docs/interface.md#errors): "note not found or caller is not the owner" → 404, even for
     // a collaborator (it overrides D-ERR-2's 403 here).
     label: 'POST /api/notes/{id}/share',
     method: 'POST',

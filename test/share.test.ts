@@ -82,7 +82,7 @@ describe('public sharing', () => {
       assert.notEqual(a, b);
     });
 
-    it('answers a collaborator 404, not 403, as the interface says (caller is not the owner)', async () => {
+    it('answers a collaborator 404, not 403, as docs/interface.md#errors says (caller is not the owner)', async () => {
       const noteId = await createNote();
       await addCollaborator(noteId);
       assert.equal((await collaborator.get(`/api/notes/${noteId}`)).status, 200);

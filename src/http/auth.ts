@@ -10,7 +10,7 @@ import type { AuthService, NewSession } from '../features/auth/service.js';
  * - optional: a session is used when present (GET /api/auth/status);
  * - session: a session cookie only (account and key management, D-KEY-2);
  * - user: a session cookie or an API key (D-KEY-2). The default;
- * - key: an API key only (POST /api/mcp, interface rule 5).
+ * - key: an API key only (POST /api/mcp: docs/interface.md#authentication-rule-5).
  */
 export type AuthMode = 'public' | 'optional' | 'session' | 'user' | 'key';
 

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 /**
  * Public read-only share links (D-SHARE-1..3): at most one per note, gone with the note.
  * The token itself is stored, not a hash of it: creating a link again must return the same
- * token (the interface's idempotent POST), so the server has to be able to read it back.
+ * token (the idempotent POST of docs/interface.md#states-of-a-note), so the server has to be able to read it back.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 
-export const MIN_PASSWORD_LENGTH = 8; // interface Limits
+export const MIN_PASSWORD_LENGTH = 8; // docs/interface.md#limits
 export const MAX_PASSWORD_LENGTH = 1_024; // D-AUTH-7
 
 export const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH });

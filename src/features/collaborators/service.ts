@@ -35,7 +35,7 @@ export async function endCollaboration(
 
 export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock }) {
   return {
-    /** Owner or collaborator (interface, Authentication rule 7). */
+    /** Owner or collaborator (docs/interface.md#authentication-rule-7). */
     async list(actor: Actor, noteId: string): Promise<Collaborator[]> {
       const { note } = await requireNoteAccess(db, actor, noteId, 'read');
       return collaboratorList(db, note.id);

@@ -1,8 +1,10 @@
 /**
- * Edits of a note's content that agents ask for (append, tick a checklist item). Pure functions,
- * so every path (MCP today, REST later) shares one rule. Content is changed only where asked;
- * everything else stays byte for byte (D-NOTE-6).
+ * Edits of a note's content that agents ask for (append, tick a checklist item). Pure functions;
+ * which lines are items is decided by the one Markdown reader (markdown.ts) that the share page
+ * and hashtag extraction use too. Content is changed only where asked; everything else stays
+ * byte for byte (D-NOTE-6).
  */
+import { readLines } from './markdown.js';
 
 /** Appends `text` on a new line, unless the content is empty or already ends with one. */
 export function appendText(content: string, text: string): string {
@@ -19,28 +21,16 @@ export interface ChecklistItem {
   markOffset: number;
 }
 
-const TASK_LINE = /^([ \t]*[-*+][ \t]+\[)([ xX])\][ \t]?(.*)$/;
-const FENCE = /^[ \t]*(```|~~~)/;
-
 /** The Markdown task lines (`- [ ] milk`, `- [x] bread`) of a content, outside code fences. */
 export function checklistItems(content: string): ChecklistItem[] {
-  const items: ChecklistItem[] = [];
-  let offset = 0;
-  let inFence = false;
-  for (const line of content.split('\n')) {
-    if (FENCE.test(line)) inFence = !inFence;
-    const match = inFence ? null : TASK_LINE.exec(line.replace(/\r$/, ''));
-    if (match) {
-      items.push({
-        index: items.length,
-        text: match[3]!.trim(),
-        checked: match[2] !== ' ',
-        markOffset: offset + match[1]!.length,
-      });
-    }
-    offset += line.length + 1;
-  }
-  return items;
+  return readLines(content)
+    .filter((line) => line.kind === 'task')
+    .map((line, index) => ({
+      index,
+      text: line.label.trim(),
+      checked: line.checked,
+      markOffset: line.markOffset,
+    }));
 }
 
 export type ChecklistSelector = { index: number } | { text: string };

@@ -13,7 +13,7 @@ export const MAX_SEARCH_LIMIT = 1_000;
 export const DEFAULT_RANKING_WINDOW = 1_000;
 
 /**
- * The ranking window rule (docs/decisions/0003): rank only the `window` newest matches of all
+ * The ranking window rule (docs/decisions/0003-search-ranking-window.md): rank only the `window` newest matches of all
  * users. The window is found before the trashed and visibility filters, so when it holds fewer
  * than `limit` of the caller's results it doubles until it does or until it covers every match
  * (`oldestInWindow` answers null), and the caller never gets fewer results than exist.

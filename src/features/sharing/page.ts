@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readLines } from '../notes/markdown.js';
 import type { NoteColor } from '../notes/schemas.js';
 import type { SharedNoteView } from './service.js';
 
@@ -113,12 +114,10 @@ export function renderInline(text: string): string {
   return html + escapeHtml(text.slice(last));
 }
 
-/** D-NOTE-6 task lines: `- [ ] milk`, `- [x] bread`. */
-const TASK_LINE = /^\s*[-*]\s+\[([ xX])\]\s?(.*)$/;
-
 /**
- * Content as blocks: runs of task lines become a list of disabled checkboxes; other runs of lines
- * become paragraphs with their line breaks kept; blank lines separate paragraphs.
+ * Content as blocks: runs of task lines (D-NOTE-6, as markdown.ts reads them) become a list of
+ * disabled checkboxes; other runs of lines, code included, become paragraphs with their line
+ * breaks kept; blank lines separate paragraphs.
  */
 export function renderContent(content: string): string {
   const blocks: string[] = [];
@@ -130,20 +129,18 @@ export function renderContent(content: string): string {
     paragraph = [];
     tasks = [];
   };
-  for (const line of content.split(/\r\n|\r|\n/)) {
-    const task = TASK_LINE.exec(line);
-    if (task) {
+  for (const line of readLines(content)) {
+    if (line.kind === 'task') {
       if (paragraph.length > 0) flush();
-      const done = task[1] !== ' ';
       tasks.push(
-        `<li${done ? ' class="done"' : ''}><label><input type="checkbox" disabled${done ? ' checked' : ''}>` +
-          `<span>${renderInline(task[2]!)}</span></label></li>`,
+        `<li${line.checked ? ' class="done"' : ''}><label><input type="checkbox" disabled${line.checked ? ' checked' : ''}>` +
+          `<span>${renderInline(line.label)}</span></label></li>`,
       );
-    } else if (line.trim() === '') {
+    } else if (line.text.trim() === '') {
       flush();
     } else {
       if (tasks.length > 0) flush();
-      paragraph.push(renderInline(line));
+      paragraph.push(renderInline(line.text));
     }
   }
   flush();

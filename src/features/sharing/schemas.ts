@@ -39,7 +39,7 @@ export interface SharedNote extends Omit<Static<typeof SharedNote>, 'attachments
 
 /**
  * Any string: a token of the wrong shape is an invalid token, which the interface answers with
- * 404, not 400. The router already caps path parameters at 200 characters.
+ * 404, not 400 (docs/interface.md#errors). The router already caps path parameters at 200 characters.
  */
 export const TokenParams = Type.Object({ token: Type.String() });
 

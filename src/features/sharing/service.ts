@@ -32,7 +32,8 @@ const shareNotFound = () => errors.shareNotFound();
 
 /**
  * Owner-only, like collaborator management, but the interface answers a collaborator with 404
- * ("note not found or caller is not the owner"), where D-ERR-2 would say 403: the interface wins.
+ * ("note not found or caller is not the owner", docs/interface.md#errors), where D-ERR-2 would
+ * say 403: the interface wins.
  */
 async function requireOwnedNote(db: Db, actor: Actor, noteId: string): Promise<NoteRow> {
   return (await requireNoteAccess(db, actor, noteId, 'own', { forbiddenAsNotFound: true })).note;

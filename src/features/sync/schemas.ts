@@ -18,7 +18,8 @@ export const SYNC_OPERATIONS = ['create', 'update', 'delete'] as const;
 export type SyncOperation = (typeof SYNC_OPERATIONS)[number];
 
 /**
- * One change of a push (interface SyncChange, plus the optional baseVersion of D-SYNC-8).
+ * One change of a push: the SyncChange of docs/interface.md#other-shapes, plus the optional
+ * baseVersion of D-SYNC-8.
  * create and update need `data` (D-SYNC-4); `data.id`, if sent, is ignored: `noteId` decides.
  */
 export const SyncChange = Type.Object(

@@ -1,3 +1,5 @@
+import { linesOutsideCode } from '../notes/markdown.js';
+
 /**
  * Hashtag extraction (D-TAG-1): `#` at the start of the text or after whitespace or an opening
  * bracket, then 1–64 letters, digits, `_`, `-` or `/` in any script. Not tags: `# heading`,
@@ -8,24 +10,7 @@
  */
 const HASHTAG = /(?<=^|[\s\p{Ps}])#([\p{L}\p{M}\p{N}_\-/]+)/gu;
 const HAS_LETTER = /\p{L}/u;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 export const MAX_TAG_LENGTH = 64;
-
-/** Lines of `text` that are outside fenced code blocks. */
-function linesOutsideFences(text: string): string[] {
-  const kept: string[] = [];
-  let open: string | null = null;
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    const fence = FENCE.exec(line)?.[1];
-    if (open === null) {
-      if (fence) open = fence;
-      else kept.push(line);
-    } else if (fence && fence[0] === open[0] && fence.length >= open.length && line.trim() === fence) {
-      open = null;
-    }
-  }
-  return kept;
-}
 
 export function normalizeTagName(raw: string): string {
   return raw.normalize('NFC').toLowerCase();
@@ -34,7 +19,7 @@ export function normalizeTagName(raw: string): string {
 /** Sorted, de-duplicated, lower-cased tag names found in a note's title and content. */
 export function extractHashtags(title: string, content: string): string[] {
   const found = new Set<string>();
-  for (const line of [title, ...linesOutsideFences(content)]) {
+  for (const line of [title, ...linesOutsideCode(content)]) {
     for (const match of line.matchAll(HASHTAG)) {
       const run = match[1]!;
       if (run.length > MAX_TAG_LENGTH) continue;
