@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { commandsHelp } from '../src/commands.js';
 import { configHelp, configMarkdownTable, configVariableNames, loadConfig } from '../src/config.js';
 
 const MAIN = path.resolve('src/main.ts');
@@ -64,7 +65,7 @@ describe('configuration (D-OPS-1)', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN, '--help'], { encoding: 'utf8' });
     assert.equal(result.status, 0);
     for (const name of configVariableNames) assert.ok(result.stdout.includes(name), name);
-    assert.equal(result.stdout.trim(), configHelp().trim());
+    assert.equal(result.stdout.trim(), `${configHelp()}\n\n${commandsHelp()}`);
   });
 
   it('a bad value stops start-up with exit code 1 and a clear message', () => {
