@@ -23,6 +23,7 @@ import { collaboratorRoutes } from './features/collaborators/routes.js';
 import { Collaborator } from './features/collaborators/schemas.js';
 import { createCollaboratorsService } from './features/collaborators/service.js';
 import { healthRoutes } from './features/health/routes.js';
+import { createHealthService } from './features/health/service.js';
 import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
 import { noteRoutes } from './features/notes/routes.js';
@@ -67,6 +68,7 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config; log:
     notesDeleted: [attachments.deleteFilesOf],
   });
   return {
+    health: createHealthService({ db: deps.db, attachments, log: deps.log }),
     auth: createAuthService(deps),
     users: createUsersService({ ...deps, notes }),
     notes,

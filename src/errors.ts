@@ -53,7 +53,7 @@ export const ERROR_CODES = {
   unsupported_media_type: [415, 'The body has a type the endpoint does not take'],
   rate_limited: [429, 'Too many requests; `Retry-After` says when to try again'],
   internal_error: [500, 'Something went wrong on the server (it is logged, never sent)'],
-  unhealthy: [503, 'The health check could not reach the database'],
+  unhealthy: [503, 'The health check failed: the message says whether the database or the file storage'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -139,7 +139,7 @@ export const errors = {
     ),
   rateLimited: (retryInSeconds: number) =>
     new AppError('rate_limited', `Too many requests; try again in ${retryInSeconds} s`),
-  unhealthy: () => new AppError('unhealthy', 'The database is not answering'),
+  unhealthy: (reason: string) => new AppError('unhealthy', reason),
 };
 
 /** docs/api.md's table of error codes, grouped by status. */

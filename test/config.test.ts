@@ -83,7 +83,7 @@ describe('the configuration table', () => {
     const readme = readFileSync('README.md', 'utf8');
     assert.ok(
       readme.includes(configMarkdownTable()),
-      'README.md must contain configMarkdownTable() verbatim',
+      'README.md must contain configMarkdownTable(): run npm run docs:tables',
     );
     for (const name of configVariableNames) assert.match(configHelp(), new RegExp(`^  ${name} `, 'm'));
   });

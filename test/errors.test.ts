@@ -16,7 +16,10 @@ function sourceFiles(dir: string): string[] {
 describe('the error catalogue (D-ERR-1)', () => {
   it('is the table in docs/api.md, so every code a client can get is documented', () => {
     const docs = readFileSync('docs/api.md', 'utf8');
-    assert.ok(docs.includes(errorCodesMarkdownTable()), 'docs/api.md must contain errorCodesMarkdownTable()');
+    assert.ok(
+      docs.includes(errorCodesMarkdownTable()),
+      'docs/api.md must contain errorCodesMarkdownTable(): run npm run docs:tables',
+    );
   });
 
   it('is closed: errors are made only by the factories in src/errors.ts', () => {

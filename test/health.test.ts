@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -22,6 +24,21 @@ describe('GET /api/health', () => {
     const response = await new TestClient(other.url).get('/api/health');
     assert.equal(response.status, 503);
     assert.equal(response.body.code, 'unhealthy');
+    assert.equal(response.body.message, 'The database is not answering');
+    await other.close();
+  });
+
+  it('answers 503 naming the attachment storage when it cannot be written, and no path', async () => {
+    const other = await startServer();
+    // A file where the attachments directory should be: the store can be neither read nor written.
+    const attachments = path.join(other.dataDir, 'attachments');
+    fs.rmSync(attachments, { recursive: true, force: true });
+    fs.writeFileSync(attachments, 'not a directory');
+    const response = await new TestClient(other.url).get('/api/health');
+    assert.equal(response.status, 503);
+    assert.equal(response.body.code, 'unhealthy');
+    assert.equal(response.body.message, 'The attachment storage cannot be read or written');
+    assert.ok(!response.text.includes(other.dataDir));
     await other.close();
   });
 });

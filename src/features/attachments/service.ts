@@ -222,6 +222,9 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
       }
       return { deletedFiles: orphans.length, missingFiles };
     },
+
+    /** For the health check: the file store can be read and written. */
+    checkStorage: () => storage.check(),
   };
 }
 

@@ -18,6 +18,8 @@ export interface AttachmentStorage {
   delete(keys: readonly string[]): Promise<void>;
   /** Every key in the store, for the start-up sweep that compares them with the database. */
   list(): AsyncIterable<string>;
+  /** Resolves when the store can be read and written (the health check); rejects saying why. */
+  check(): Promise<void>;
 }
 
 const KEY = /^[a-z]+\/[A-Za-z0-9-]+(\.[a-z]+)?$/;
@@ -75,6 +77,11 @@ export class LocalDiskStorage implements AttachmentStorage {
 
   async delete(keys: readonly string[]): Promise<void> {
     for (const key of keys) await fs.rm(this.pathOf(key), { force: true });
+  }
+
+  async check(): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true });
+    await fs.access(this.root, constants.R_OK | constants.W_OK);
   }
 
   async *list(): AsyncIterable<string> {

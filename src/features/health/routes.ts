@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { pingDatabase } from '../../db/connection.js';
-import { errors } from '../../errors.js';
 import { errorResponses } from '../../http/schemas.js';
 import { APP_VERSION } from '../../version.js';
 
@@ -12,7 +10,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags: ['operations'],
-        summary: 'Liveness and database check (D-OPS-2)',
+        summary: 'Liveness, database and attachment storage check (D-OPS-2)',
         response: {
           200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }),
           ...errorResponses(503),
@@ -20,12 +18,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => {
-      try {
-        await pingDatabase(app.db);
-      } catch (err) {
-        app.log.error({ err }, 'health check failed');
-        throw errors.unhealthy();
-      }
+      await app.services.health.check();
       return { status: 'ok' as const, version: APP_VERSION };
     },
   );
