@@ -163,7 +163,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(helmet, {
     // JSON API: nothing here is a document to run scripts in. Pages (docs, share) set their own.
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    // No upgrade-insecure-requests: on plain http (a LAN address) it would send the pages' own
+    // images and scripts to https, where nothing answers; HTTPS deployments redirect anyway.
+    contentSecurityPolicy: {
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], upgradeInsecureRequests: null },
+    },
   });
   await app.register(cookie);
   await app.register(rateLimit, {
@@ -193,7 +197,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, auth: 'public' };
     });
-    await docs.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+    await docs.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      staticCSP: true,
+      // Its policy asks browsers to upgrade requests to https: a blank page over plain http.
+      transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    });
   });
   app.get('/api/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
     app.swagger(),
