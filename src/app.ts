@@ -45,6 +45,7 @@ import { createUsersService } from './features/users/service.js';
 import { authPlugin } from './http/auth.js';
 import { registerErrorHandling } from './http/errorHandler.js';
 import { redactUrl } from './http/logging.js';
+import { createMetrics, registerMetrics } from './http/metrics.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
@@ -100,7 +101,7 @@ export interface BuildOptions {
   /** Sends the configured (redacting) logger to this stream instead of stdout. */
   logStream?: NodeJS.WritableStream;
   /** Called with the SQL of every statement run (tests count queries). */
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, durationMs: number) => void;
 }
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -124,7 +125,15 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const database = await openDatabase(config.dataDir, { onQuery: options.onQuery });
+  const metrics = config.metrics ? createMetrics() : undefined;
+  const onQuery =
+    options.onQuery || metrics
+      ? (sql: string, durationMs: number) => {
+          options.onQuery?.(sql, durationMs);
+          metrics?.observeQuery(durationMs);
+        }
+      : undefined;
+  const database = await openDatabase(config.dataDir, { onQuery });
   const clock = options.clock ?? new MonotonicClock(await newestUpdate(database.db));
 
   const app = Fastify({
@@ -213,6 +222,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publicUrl: config.publicUrl,
     bearer: app.services.apiKeys.authenticate,
   });
+
+  if (metrics) await registerMetrics(app, metrics, config.metricsToken);
 
   // Features, one line each.
   await app.register(healthRoutes);

@@ -12,6 +12,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Days a trashed note is kept before it is deleted for good; 0 keeps it forever (D-NOTE-4). */
   trashRetentionDays: number;
+  /** Serve Prometheus metrics at /metrics. */
+  metrics: boolean;
+  /** Bearer token for /metrics; null: only the instance owner may read them. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +79,24 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
     description: 'Trashed notes are deleted for good after this many days; `0` keeps them forever',
     fallback: '30',
     parse: (raw, name) => integer(name, raw, 0, 36500),
+  },
+  metrics: {
+    name: 'METRICS',
+    description: 'Serve Prometheus metrics at `/metrics` (`true` or `false`)',
+    fallback: 'false',
+    parse: (raw, name) => oneOf(name, raw, ['true', 'false']) === 'true',
+  },
+  metricsToken: {
+    name: 'METRICS_TOKEN',
+    description:
+      'Bearer token a scraper sends to read `/metrics`; without it only the instance owner (session or API key) may',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => {
+      if (raw.length < 16)
+        throw new ConfigError(`${name} must be at least 16 characters, so it cannot be guessed`);
+      return raw;
+    },
   },
 };
 

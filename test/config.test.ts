@@ -38,6 +38,8 @@ describe('configuration (D-OPS-1)', () => {
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       logLevel: 'warn',
       trashRetentionDays: 0,
+      metrics: false,
+      metricsToken: null,
     });
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);

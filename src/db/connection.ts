@@ -15,8 +15,8 @@ export interface OpenDatabase {
 }
 
 export interface DatabaseOptions {
-  /** Called with the SQL of every statement run (tests count queries with it). */
-  onQuery?: (sql: string) => void;
+  /** Called with the SQL and duration of every statement run (tests count queries, metrics time them). */
+  onQuery?: (sql: string, durationMs: number) => void;
 }
 
 /** Opens (creating if needed) DATA_DIR/notes.db in WAL mode with foreign keys on (D-OPS-3). */
@@ -34,7 +34,7 @@ export async function openDatabase(dataDir: string, options: DatabaseOptions = {
   const { onQuery } = options;
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-    ...(onQuery ? { log: (event) => onQuery(event.query.sql) } : {}),
+    ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),
   });
   await migrate(db);
   return {
