@@ -1,10 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
+import type { ScryptCost } from '../../src/features/auth/passwords.js';
+
+/**
+ * scrypt at the lowest cost for test servers: production's cost (D-AUTH-7, ~50–100 ms a hash)
+ * made fixture users the suite's largest single cost. auth.test.ts pins the production cost.
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { N: 2, r: 1, p: 1 };
 
 export interface TestServer {
   app: FastifyInstance;
@@ -26,6 +34,8 @@ export async function startServer(
     clock?: Clock;
     logStream?: NodeJS.WritableStream;
     onQuery?: (sql: string) => void;
+    /** Defaults to TEST_PASSWORD_COST. */
+    passwordCost?: ScryptCost;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
@@ -35,6 +45,7 @@ export async function startServer(
     logStream: options.logStream,
     clock: options.clock,
     onQuery: options.onQuery,
+    passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -62,4 +73,14 @@ export class ManualClock implements Clock {
   advance(ms: number): void {
     this.current += ms;
   }
+}
+
+/**
+ * Node arguments that run the server's entry point (src/main) with `args`: the compiled main.js
+ * when this helper runs compiled (`npm test`), main.ts through tsx when it runs through tsx.
+ */
+export function mainArguments(...args: string[]): string[] {
+  const compiled = import.meta.url.endsWith('.js');
+  const main = fileURLToPath(new URL(`../../src/main.${compiled ? 'js' : 'ts'}`, import.meta.url));
+  return compiled ? [main, ...args] : ['--import', 'tsx', main, ...args];
 }

@@ -5,7 +5,7 @@ import type { Db } from '../../db/connection.js';
 import { AppError, errors } from '../../errors.js';
 import { userProfile } from '../users/service.js';
 import * as users from '../users/store.js';
-import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import type { PasswordHasher } from './passwords.js';
 import * as store from './store.js';
 
 export const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4
@@ -29,7 +29,15 @@ export interface ResolvedSession {
 
 const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Wrong email or password');
 
-export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
+export function createAuthService({
+  db,
+  clock,
+  passwords,
+}: {
+  db: Db;
+  clock: Clock;
+  passwords: PasswordHasher;
+}) {
   async function startSession(userId: number): Promise<NewSession> {
     const token = randomBytes(32).toString('base64url');
     const now = clock.now();
@@ -53,7 +61,7 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
     async setup(input: { password: string; email?: string; displayName?: string }): Promise<NewSession> {
       if (await users.hasOwner(db))
         throw errors.badRequest('setup_completed', 'Setup has already been completed');
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       const owner = await db.transaction().execute(async (trx) => {
         // Checked again inside the transaction: two racing setups must not both succeed.
         if (await users.hasOwner(trx))
@@ -74,7 +82,10 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
       const user = input.email
         ? await users.findUserByEmail(db, input.email.trim())
         : await users.findOwner(db);
-      const valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
+      const valid = await passwords.verify(
+        input.password,
+        user?.password_hash ?? (await passwords.dummyHash()),
+      );
       if (!user || !valid) throw invalidCredentials();
       return startSession(user.id);
     },
@@ -104,10 +115,10 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
       input: { currentPassword: string; newPassword: string },
     ): Promise<void> {
       const user = await users.findUserById(db, actor.userId);
-      if (!user || !(await verifyPassword(input.currentPassword, user.password_hash))) {
+      if (!user || !(await passwords.verify(input.currentPassword, user.password_hash))) {
         throw new AppError(403, 'wrong_password', 'The current password is not correct');
       }
-      const passwordHash = await hashPassword(input.newPassword);
+      const passwordHash = await passwords.hash(input.newPassword);
       await db.transaction().execute(async (trx) => {
         await users.updateUser(trx, user.id, { password_hash: passwordHash });
         await store.deleteOtherSessions(trx, user.id, currentTokenHash);
