@@ -46,8 +46,13 @@ describe('GET /api/tags (D-TAG-2)', () => {
 
   it('drops the tags of a deleted note', async () => {
     const note = (await owner.post('/api/notes', { content: '#doomed' })).body;
-    await owner.delete(`/api/notes/${note.id}`);
+    assert.ok((await names()).includes('doomed'), 'the tag exists before the delete');
+    const deleted = await owner.delete(`/api/notes/${note.id}`);
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal((await owner.get(`/api/notes/${note.id}`)).status, 404);
     assert.ok(!(await names()).includes('doomed'));
+    const rows = await server.app.db.selectFrom('tags').select('id').where('name', '=', 'doomed').execute();
+    assert.equal(rows.length, 0);
   });
 
   it('never shows another user’s tags', async () => {
