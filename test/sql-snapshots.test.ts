@@ -8,23 +8,18 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { OWNER_PASSWORD, TestClient, type TestResponse } from './helpers/client.js';
-import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { ManualClock, useServer } from './helpers/server.js';
 
 /** From the repository root, where tests run, compiled (npm test) or not. */
 const SNAPSHOT_FILE = path.resolve('test/snapshots/api-queries.sql');
 
 describe('SQL per API call (test/snapshots/api-queries.sql)', () => {
-  let server: TestServer;
   let recording: string[] | undefined;
   const sections: string[] = [];
-
-  before(async () => {
-    server = await startServer({ clock: new ManualClock(), onQuery: (sql) => recording?.push(sql) });
-  });
-  after(() => server.close());
+  const server = useServer({ clock: new ManualClock(), onQuery: (sql) => recording?.push(sql) });
 
   /** Runs one call and records the statements it ran under its label. */
   async function step(label: string, call: () => Promise<TestResponse>): Promise<TestResponse> {

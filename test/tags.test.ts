@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { useServer } from './helpers/server.js';
 
 describe('GET /api/tags (D-TAG-2)', () => {
-  let server: TestServer;
+  const server = useServer();
   let owner: TestClient;
   let stranger: TestClient;
   before(async () => {
-    server = await startServer();
     owner = await setupOwner(server.url);
     ({ client: stranger } = await createUserClient(server, 'stranger@example.com'));
   });
-  after(() => server.close());
 
   const names = async (client = owner) => (await client.get('/api/tags')).body.map((t: any) => t.name);
 
