@@ -17,6 +17,7 @@ import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
 import { createAttachmentsService } from './features/attachments/service.js';
 import { LocalDiskStorage } from './features/attachments/storage.js';
+import { createPasswordHasher, type ScryptCost } from './features/auth/passwords.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';
 import { collaboratorRoutes } from './features/collaborators/routes.js';
@@ -47,6 +48,7 @@ import { registerErrorHandling } from './http/errorHandler.js';
 import { redactUrl } from './http/logging.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
 import { ErrorBody, Success } from './http/schemas.js';
+import { buildCachedSerializers } from './http/serialization.js';
 import { registerValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
 import { APP_VERSION } from './version.js';
@@ -54,7 +56,15 @@ import { APP_VERSION } from './version.js';
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export function buildServices(deps: { db: Db; clock: Clock; config: Config; log: Logger }) {
+export function buildServices(deps: {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+  /** scrypt cost for new password hashes; the production cost (D-AUTH-7) unless a test lowers it. */
+  passwordCost?: ScryptCost;
+}) {
+  const passwords = createPasswordHasher(deps.passwordCost);
   const attachments = createAttachmentsService({
     db: deps.db,
     clock: deps.clock,
@@ -70,8 +80,8 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config; log:
   });
   return {
     health: createHealthService({ db: deps.db, attachments, log: deps.log }),
-    auth: createAuthService(deps),
-    users: createUsersService({ ...deps, notes }),
+    auth: createAuthService({ ...deps, passwords }),
+    users: createUsersService({ ...deps, notes, passwords }),
     notes,
     attachments,
     collaborators: createCollaboratorsService(deps),
@@ -102,6 +112,8 @@ export interface BuildOptions {
   logStream?: NodeJS.WritableStream;
   /** Called with the SQL of every statement run (tests count queries). */
   onQuery?: (sql: string, durationMs: number) => void;
+  /** scrypt cost for new password hashes; only tests lower it (helpers/server.ts). */
+  passwordCost?: ScryptCost;
 }
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -143,11 +155,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildSerializer: buildCachedSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
-  app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log }));
+  app.decorate(
+    'services',
+    buildServices({ db: database.db, clock, config, log: app.log, passwordCost: options.passwordCost }),
+  );
   app.addHook('onClose', async () => database.close());
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
 import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { ManualClock, startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
 const DAY = 86_400_000;
 
@@ -354,6 +357,55 @@ describe('logs (D-OPS-4)', () => {
     assert.ok(output.includes('"reqId"'), 'logs carry a request id');
     for (const secret of [OWNER_PASSWORD, token, 'nsk_secretsecret', 'sharetokensecret']) {
       assert.ok(!output.includes(secret), `log contains ${secret}`);
+    }
+  });
+});
+
+describe('password hashing cost (D-AUTH-7)', () => {
+  const hashes = async (server: { app: TestServer['app'] }) =>
+    (await server.app.db.selectFrom('users').select('password_hash').orderBy('id').execute()).map(
+      (row) => row.password_hash,
+    );
+
+  it('hashes at the production scrypt cost (N=16384, r=8, p=1) unless a test lowers it', async () => {
+    const dataDir = tempDataDir();
+    // Built without the test helper, which lowers the cost: what `npm start` runs.
+    const app = await buildApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { logger: false });
+    try {
+      const setup = await app.inject({
+        method: 'POST',
+        url: '/api/auth/setup',
+        payload: { password: OWNER_PASSWORD },
+      });
+      assert.equal(setup.statusCode, 201, setup.body);
+      const session = setup.cookies.find((cookie) => cookie.name === 'session')!;
+      const added = await app.inject({
+        method: 'POST',
+        url: '/api/users',
+        cookies: { session: session.value },
+        payload: { email: 'user@example.com', displayName: 'User', password: 'another secret' },
+      });
+      assert.equal(added.statusCode, 201, added.body);
+      const stored = await hashes({ app });
+      assert.equal(stored.length, 2);
+      for (const hash of stored) assert.match(hash, /^scrypt\$16384\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    } finally {
+      await app.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('test servers hash cheaply, and a cheap hash still tells right from wrong passwords', async () => {
+    const server = await startServer();
+    try {
+      await setupOwner(server.url);
+      const [hash] = await hashes(server);
+      assert.match(hash!, /^scrypt\$2\$1\$1\$/);
+      const client = new TestClient(server.url);
+      assert.equal((await client.post('/api/auth/login', { password: 'wrong password' })).status, 401);
+      assert.equal((await client.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
+    } finally {
+      await server.close();
     }
   });
 });

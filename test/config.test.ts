@@ -5,8 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { commandsHelp } from '../src/commands.js';
 import { configHelp, configMarkdownTable, configVariableNames, loadConfig } from '../src/config.js';
-
-const MAIN = path.resolve('src/main.ts');
+import { mainArguments } from './helpers/server.js';
 
 describe('configuration (D-OPS-1)', () => {
   it('has the documented defaults', () => {
@@ -64,14 +63,14 @@ describe('configuration (D-OPS-1)', () => {
   });
 
   it('--help prints every variable and exits 0', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN, '--help'], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, mainArguments('--help'), { encoding: 'utf8' });
     assert.equal(result.status, 0);
     for (const name of configVariableNames) assert.ok(result.stdout.includes(name), name);
     assert.equal(result.stdout.trim(), `${configHelp()}\n\n${commandsHelp()}`);
   });
 
   it('a bad value stops start-up with exit code 1 and a clear message', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+    const result = spawnSync(process.execPath, mainArguments(), {
       encoding: 'utf8',
       env: { ...process.env, PORT: 'abc' },
     });

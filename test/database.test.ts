@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { startServer, tempDataDir } from './helpers/server.js';
+import { mainArguments, startServer, tempDataDir } from './helpers/server.js';
 
 describe('database (D-OPS-3)', () => {
   it('runs in WAL mode with foreign keys on, and records applied migrations', async () => {
@@ -61,7 +61,7 @@ describe('database (D-OPS-3)', () => {
 describe('graceful shutdown (D-OPS-2)', () => {
   it('on SIGTERM finishes, closes the database cleanly and exits 0', async () => {
     const dataDir = tempDataDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], {
+    const child = spawn(process.execPath, mainArguments(), {
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

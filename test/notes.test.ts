@@ -11,9 +11,11 @@ describe('notes', () => {
   let server: TestServer;
   let owner: TestClient;
   let stranger: TestClient;
+  /** Moved by hand where a test needs time to pass; tests never sleep. */
+  const clock = new ManualClock();
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ clock });
     owner = await setupOwner(server.url);
     ({ client: stranger } = await createUserClient(server, 'stranger@example.com'));
   });
@@ -182,7 +184,7 @@ describe('notes', () => {
   describe('PATCH /api/notes/:id', () => {
     it('changes only the given fields and bumps version and updatedAt (D-NOTE-3)', async () => {
       const note = await create({ title: 'before', content: 'body', color: 'mint' });
-      await new Promise((r) => setTimeout(r, 5));
+      clock.advance(5);
       const response = await owner.patch(`/api/notes/${note.id}`, { title: 'after', pinned: true });
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('etag'), '"2"');
@@ -198,6 +200,7 @@ describe('notes', () => {
 
     it('changes neither version nor updatedAt when nothing changes (D-NOTE-3)', async () => {
       const note = await create({ title: 'same', pinned: true });
+      clock.advance(5);
       const response = await owner.patch(`/api/notes/${note.id}`, {
         title: 'same',
         pinned: true,
@@ -303,11 +306,13 @@ describe('GET /api/notes', () => {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    server = await startServer();
+    const clock = new ManualClock();
+    server = await startServer({ clock });
     owner = await setupOwner(server.url);
+    // Each note 3 ms newer than the one before, so "newest first" has one right answer.
     const make = async (name: string, body: object) => {
       ids[name] = (await owner.post('/api/notes', { title: name, ...body })).body.id;
-      await new Promise((r) => setTimeout(r, 3));
+      clock.advance(3);
     };
     await make('plain-old', {});
     await make('plain-new', {});

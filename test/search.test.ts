@@ -10,7 +10,7 @@ import { migrations } from '../src/db/migrations/index.js';
 import { createSearchService, rankInWindows } from '../src/features/search/service.js';
 import { findOwner } from '../src/features/users/store.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
+import { ManualClock, startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
 describe('GET /api/search', () => {
   let server: TestServer;
@@ -162,8 +162,11 @@ describe('GET /api/search ranking window (decision 0003)', () => {
   /** The service with a window of 3 newest matches, on the same database as the server. */
   let windowed: ReturnType<typeof createSearchService>;
 
+  /** Each create lands 1 ms after the one before: "newest first" never meets a same-millisecond tie. */
+  const clock = new ManualClock();
+
   before(async () => {
-    server = await startServer();
+    server = await startServer({ clock });
     owner = await setupOwner(server.url);
     let strangerId: number;
     ({ client: stranger, userId: strangerId } = await createUserClient(server, 'stranger@example.com'));
@@ -176,6 +179,7 @@ describe('GET /api/search ranking window (decision 0003)', () => {
   const create = async (client: TestClient, body: object): Promise<string> => {
     const response = await client.post('/api/notes', body);
     assert.equal(response.status, 201, response.text);
+    clock.advance(1);
     return response.body.id;
   };
   const ids = (notes: { id: string }[]) => notes.map((n) => n.id);

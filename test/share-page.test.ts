@@ -25,6 +25,42 @@ const skip =
     ? `${CHROMIUM} is missing: run .ci/install-chromium.sh as root to enable the screenshot test`
     : false;
 
+/** A screenshot's pixels (RGB), to check what a person would see rather than that a file exists. */
+interface Pixels {
+  data: Buffer;
+  width: number;
+  scale: number;
+}
+type Box = { x: number; y: number; width: number; height: number };
+type Rgb = [number, number, number];
+
+async function readScreenshot(file: string, scale: number): Promise<Pixels> {
+  const { data, info } = await sharp(file).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, scale };
+}
+
+/** The share of pixels inside `box` (CSS pixels) within `tolerance` of `color` on every channel. */
+function shareOf(pixels: Pixels, box: Box, color: Rgb, tolerance = 40): number {
+  const [left, top] = [Math.round(box.x * pixels.scale), Math.round(box.y * pixels.scale)];
+  const [width, height] = [Math.round(box.width * pixels.scale), Math.round(box.height * pixels.scale)];
+  let matching = 0;
+  for (let y = top; y < top + height; y++) {
+    for (let x = left; x < left + width; x++) {
+      const offset = (y * pixels.width + x) * 3;
+      if (color.every((channel, i) => Math.abs(pixels.data[offset + i]! - channel) <= tolerance)) matching++;
+    }
+  }
+  return matching / (width * height);
+}
+
+const TEXT: Rgb = [0x20, 0x21, 0x24];
+const SAGE: Rgb = [180, 221, 211];
+const PHOTOS: Rgb[] = [
+  [0xe7, 0x6f, 0x51],
+  [0x2a, 0x9d, 0x8f],
+  [0x26, 0x46, 0x53],
+];
+
 const VIEWPORTS = {
   phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
   desktop: { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 },
@@ -51,8 +87,8 @@ describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
         '- [ ] Snacks for the road',
       ].join('\n'),
     });
-    for (const [index, background] of ['#e76f51', '#2a9d8f', '#264653'].entries()) {
-      const bytes = await sharp({ create: { width: 640, height: 420, channels: 3, background } })
+    for (const [index, [r, g, b]] of PHOTOS.entries()) {
+      const bytes = await sharp({ create: { width: 640, height: 420, channels: 3, background: { r, g, b } } })
         .jpeg()
         .toBuffer();
       const body = new FormData();
@@ -112,8 +148,32 @@ describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
 
       const file = path.join(os.tmpdir(), `share-page-${name}.png`);
       await page.screenshot({ path: file, fullPage: true });
-      assert.ok(fs.statSync(file).size > 0);
       t.diagnostic(`screenshot: ${file}`);
+      const pixels = await readScreenshot(file, options.deviceScaleFactor);
+      const boxOf = async (locator: ReturnType<typeof page.locator>) => (await locator.boundingBox())!;
+      // The note card is drawn in its color: this is the note, not an error or notice page.
+      const card = await boxOf(page.locator('main'));
+      assert.ok(shareOf(pixels, card, SAGE, 6) > 0.4, 'the card is not sage green');
+      // The title is dark text on the card: some pixels are text, most are still card.
+      const title = await boxOf(page.locator('h1'));
+      const ink = shareOf(pixels, title, TEXT);
+      assert.ok(ink > 0.05 && ink < 0.6, `title area has ${ink} text pixels`);
+      // Inside its border a ticked box is filled dark, an empty one is light.
+      const inside = ({ x, y, width, height }: Box): Box => ({
+        x: x + width / 4,
+        y: y + height / 4,
+        width: width / 2,
+        height: height / 2,
+      });
+      const ticked = shareOf(pixels, inside(await boxOf(boxes.first())), TEXT, 90);
+      const empty = shareOf(pixels, inside(await boxOf(boxes.last())), TEXT, 90);
+      assert.ok(ticked > 0.4, `ticked box is ${ticked} dark inside`);
+      assert.ok(empty < 0.1, `empty box is ${empty} dark inside`);
+      // Each thumbnail shows its photo's color.
+      for (const [index, color] of PHOTOS.entries()) {
+        const share = shareOf(pixels, await boxOf(images.nth(index)), color, 12);
+        assert.ok(share > 0.8, `thumbnail ${index + 1} is ${share} its color`);
+      }
       await context.close();
     });
   }

@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { useServer } from './helpers/server.js';
 
 describe('GET /api/tags (D-TAG-2)', () => {
-  let server: TestServer;
+  const server = useServer();
   let owner: TestClient;
   let stranger: TestClient;
   before(async () => {
-    server = await startServer();
     owner = await setupOwner(server.url);
     ({ client: stranger } = await createUserClient(server, 'stranger@example.com'));
   });
-  after(() => server.close());
 
   const names = async (client = owner) => (await client.get('/api/tags')).body.map((t: any) => t.name);
 
@@ -46,8 +44,13 @@ describe('GET /api/tags (D-TAG-2)', () => {
 
   it('drops the tags of a deleted note', async () => {
     const note = (await owner.post('/api/notes', { content: '#doomed' })).body;
-    await owner.delete(`/api/notes/${note.id}`);
+    assert.ok((await names()).includes('doomed'), 'the tag exists before the delete');
+    const deleted = await owner.delete(`/api/notes/${note.id}`);
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal((await owner.get(`/api/notes/${note.id}`)).status, 404);
     assert.ok(!(await names()).includes('doomed'));
+    const rows = await server.app.db.selectFrom('tags').select('id').where('name', '=', 'doomed').execute();
+    assert.equal(rows.length, 0);
   });
 
   it('never shows another user’s tags', async () => {

@@ -1,6 +1,7 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { compileOnce } from './compileOnce.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -20,8 +21,17 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
  * Two validators: query strings, params and headers arrive as text and are coerced
  * (`since=5` is a number); JSON bodies are not, so `"pinned": "true"` is a 400 (D-NOTE-2).
  */
+const bodies = makeAjv(false);
+const texts = makeAjv('array');
+
+const validator = compileOnce<ValidateFunction>();
+
+/** Reuses a validator compiled for the same kind and schema by any app built in this process. */
 export function registerValidation(app: FastifyInstance): void {
-  const bodies = makeAjv(false);
-  const texts = makeAjv('array');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodies : texts).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const kind = httpPart === 'body' ? 'body' : 'text';
+    return validator(`${kind} ${JSON.stringify(schema)}`, () =>
+      (kind === 'body' ? bodies : texts).compile(schema),
+    );
+  });
 }

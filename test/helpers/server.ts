@@ -1,10 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
+import type { ScryptCost } from '../../src/features/auth/passwords.js';
+
+/**
+ * scrypt at the lowest cost for test servers: production's cost (D-AUTH-7, ~50–100 ms a hash)
+ * made fixture users the suite's largest single cost. auth.test.ts pins the production cost.
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { N: 2, r: 1, p: 1 };
 
 export interface TestServer {
   app: FastifyInstance;
@@ -18,16 +26,18 @@ export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'notes-test-'));
 }
 
+export interface ServerOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+  clock?: Clock;
+  logStream?: NodeJS.WritableStream;
+  onQuery?: (sql: string) => void;
+  /** Defaults to TEST_PASSWORD_COST. */
+  passwordCost?: ScryptCost;
+}
+
 /** Boots the real app on an ephemeral loopback port with a fresh (or given) DATA_DIR. */
-export async function startServer(
-  options: {
-    env?: Record<string, string>;
-    dataDir?: string;
-    clock?: Clock;
-    logStream?: NodeJS.WritableStream;
-    onQuery?: (sql: string) => void;
-  } = {},
-): Promise<TestServer> {
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
   const app = await buildApp(config, {
@@ -35,6 +45,7 @@ export async function startServer(
     logStream: options.logStream,
     clock: options.clock,
     onQuery: options.onQuery,
+    passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -53,6 +64,35 @@ export async function startServer(
   };
 }
 
+/**
+ * One server for the tests of the file (called at the top level) or of the describe block it is
+ * called in: started in `before`, closed in `after`. Its properties are readable from the tests
+ * and hooks on. For tests that do not need a fresh instance of their own.
+ */
+export function useServer(options: ServerOptions = {}): TestServer {
+  let server: TestServer | undefined;
+  before(async () => {
+    server = await startServer(options);
+  });
+  after(() => server?.close());
+  const started = (): TestServer => {
+    if (!server) throw new Error('useServer(): the server starts in before(); read it from tests and hooks');
+    return server;
+  };
+  return {
+    get app() {
+      return started().app;
+    },
+    get url() {
+      return started().url;
+    },
+    get dataDir() {
+      return started().dataDir;
+    },
+    close: (closeOptions) => started().close(closeOptions),
+  };
+}
+
 /** A clock the test moves by hand. */
 export class ManualClock implements Clock {
   constructor(public current = Date.UTC(2026, 0, 1)) {}
@@ -62,4 +102,15 @@ export class ManualClock implements Clock {
   advance(ms: number): void {
     this.current += ms;
   }
+}
+
+/**
+ * Node arguments that run the server's entry point with `args`: under `npm test` (this helper
+ * compiled into a bundle) the main.js that test/build.mjs writes next to it, otherwise main.ts
+ * through tsx. Paths are from the repository root, where tests run.
+ */
+export function mainArguments(...args: string[]): string[] {
+  return import.meta.url.endsWith('.js')
+    ? [path.resolve('.tmp/test-build/src/main.js'), ...args]
+    : ['--import', 'tsx', path.resolve('src/main.ts'), ...args];
 }

@@ -1,7 +1,14 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 
-/** scrypt parameters: memory-hard (16 MiB), ~50 ms on a small machine (D-AUTH-7). */
-const PARAMS = { N: 16_384, r: 8, p: 1 } as const;
+/** scrypt's cost parameters; they are stored with every hash, so verifying needs none. */
+export interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/** Production cost: memory-hard (16 MiB), ~50 ms on a small machine (D-AUTH-7). */
+export const PASSWORD_COST: ScryptCost = { N: 16_384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -17,15 +24,13 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
 }
 
 /** `scrypt$N$r$p$salt$hash` with base64url salt and hash; the parameters travel with the hash. */
-export async function hashPassword(password: string): Promise<string> {
+async function hashPassword(password: string, cost: ScryptCost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join(
-    '$',
-  );
+  const key = await derive(password, salt, cost);
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
@@ -37,9 +42,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-let dummyHash: Promise<string> | undefined;
-/** A hash to verify against when the user does not exist, so both cases take the same time (D-AUTH-3). */
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummyHash;
+/**
+ * Hashing at one cost, with a dummy hash of the same cost to verify against when the user does
+ * not exist, so both cases take the same time (D-AUTH-3). Only tests pass a cheaper cost
+ * (BuildOptions.passwordCost); every hash records its own cost, so verifying never needs it.
+ */
+export function createPasswordHasher(cost: ScryptCost = PASSWORD_COST) {
+  let dummyHash: Promise<string> | undefined;
+  return {
+    hash: (password: string) => hashPassword(password, cost),
+    verify: verifyPassword,
+    dummyHash(): Promise<string> {
+      dummyHash ??= hashPassword(randomBytes(16).toString('hex'), cost);
+      return dummyHash;
+    },
+  };
 }
+export type PasswordHasher = ReturnType<typeof createPasswordHasher>;

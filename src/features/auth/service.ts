@@ -5,7 +5,7 @@ import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { userProfile } from '../users/service.js';
 import * as users from '../users/store.js';
-import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import type { PasswordHasher } from './passwords.js';
 import * as store from './store.js';
 
 export const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4
@@ -22,7 +22,15 @@ export interface ResolvedSession {
   renewed?: NewSession;
 }
 
-export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
+export function createAuthService({
+  db,
+  clock,
+  passwords,
+}: {
+  db: Db;
+  clock: Clock;
+  passwords: PasswordHasher;
+}) {
   async function startSession(userId: number): Promise<NewSession> {
     const token = randomToken();
     const now = clock.now();
@@ -45,7 +53,7 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
     /** Creates the owner account once (D-AUTH-1); afterwards 400. */
     async setup(input: { password: string; email?: string; displayName?: string }): Promise<NewSession> {
       if (await users.hasOwner(db)) throw errors.setupCompleted();
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       const owner = await db.transaction().execute(async (trx) => {
         // Checked again inside the transaction: two racing setups must not both succeed.
         if (await users.hasOwner(trx)) throw errors.setupCompleted();
@@ -65,7 +73,10 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
       const user = input.email
         ? await users.findUserByEmail(db, input.email.trim())
         : await users.findOwner(db);
-      const valid = await verifyPassword(input.password, user?.password_hash ?? (await dummyPasswordHash()));
+      const valid = await passwords.verify(
+        input.password,
+        user?.password_hash ?? (await passwords.dummyHash()),
+      );
       if (!user || !valid) throw errors.invalidCredentials();
       return startSession(user.id);
     },
@@ -95,10 +106,10 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
       input: { currentPassword: string; newPassword: string },
     ): Promise<void> {
       const user = await users.findUserById(db, actor.userId);
-      if (!user || !(await verifyPassword(input.currentPassword, user.password_hash))) {
+      if (!user || !(await passwords.verify(input.currentPassword, user.password_hash))) {
         throw errors.wrongPassword();
       }
-      const passwordHash = await hashPassword(input.newPassword);
+      const passwordHash = await passwords.hash(input.newPassword);
       await db.transaction().execute(async (trx) => {
         await users.updateUser(trx, user.id, { password_hash: passwordHash });
         await store.deleteOtherSessions(trx, user.id, currentTokenHash);
@@ -112,7 +123,7 @@ export function createAuthService({ db, clock }: { db: Db; clock: Clock }) {
     async resetPassword(email: string | undefined, newPassword: string) {
       const user = email === undefined ? await users.findOwner(db) : await users.findUserByEmail(db, email);
       if (!user) throw errors.userNotFound();
-      const passwordHash = await hashPassword(newPassword);
+      const passwordHash = await passwords.hash(newPassword);
       await db.transaction().execute(async (trx) => {
         await users.updateUser(trx, user.id, { password_hash: passwordHash });
         await store.deleteOtherSessions(trx, user.id, null);

@@ -2,7 +2,7 @@ import { type Actor, requireInstanceOwner } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { detailPath, errors } from '../../errors.js';
-import { hashPassword } from '../auth/passwords.js';
+import type { PasswordHasher } from '../auth/passwords.js';
 import { deleteNotesForGood, type NotesService } from '../notes/service.js';
 import { notesOwnedBy } from '../notes/store.js';
 import {
@@ -36,7 +36,17 @@ function displayName(value: string): string {
   return trimmed;
 }
 
-export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock; notes: NotesService }) {
+export function createUsersService({
+  db,
+  clock,
+  notes,
+  passwords,
+}: {
+  db: Db;
+  clock: Clock;
+  notes: NotesService;
+  passwords: PasswordHasher;
+}) {
   return {
     /** PATCH /api/users/me (D-AUTH-6). */
     async updateMe(actor: Actor, input: { email?: string; displayName?: string }): Promise<UserProfile> {
@@ -59,7 +69,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
       requireInstanceOwner(actor);
       const { email } = input; // the email format admits no spaces
       const name = displayName(input.displayName);
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       const user = await db.transaction().execute(async (trx) => {
         if (await emailTaken(trx, email)) throw errors.emailTaken();
         return store.insertUser(trx, {

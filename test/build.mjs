@@ -1,0 +1,44 @@
+/**
+ * Bundles every test file (and src/main.ts, for the tests that spawn the server) into
+ * .tmp/test-build for `npm test`. Loading the app through tsx cost each test process 2–3 s of
+ * CPU (every import passes its loader hooks), and even compiled, resolving and reading the
+ * hundreds of modules behind the app cost ~0.7 s more than one bundle. Code shared by several
+ * files goes to chunks/; native and file-serving packages stay in node_modules. esbuild only
+ * strips types (well under a second); type errors are `npm run typecheck`'s job. One file at a
+ * time still runs through tsx: `node --import tsx --test test/<file>.test.ts`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const OUT_DIR = '.tmp/test-build';
+
+const testFiles = fs
+  .readdirSync('test')
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => path.join('test', file));
+
+fs.rmSync(OUT_DIR, { recursive: true, force: true });
+await build({
+  entryPoints: [...testFiles, 'src/main.ts'],
+  outdir: OUT_DIR,
+  outbase: '.',
+  bundle: true,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  sourcesContent: false,
+  // Native addons, and packages that read their own files from disk, load from node_modules.
+  external: ['better-sqlite3', 'sharp', '@fastify/swagger-ui', 'playwright-core'],
+  // Bundled CommonJS packages call require(); give the ES module output one.
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+// src/version.ts reads ../package.json from its file (test/ or chunks/ here); the copy also
+// marks the output as ES modules.
+fs.copyFileSync('package.json', path.join(OUT_DIR, 'package.json'));

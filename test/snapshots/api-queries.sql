@@ -1,0 +1,182 @@
+-- POST /api/auth/setup
+select "id" from "users" where "is_owner" = ?;
+begin;
+select "id" from "users" where "is_owner" = ?;
+insert into "users" ("email", "display_name", "password_hash", "is_owner", "created_at") values (?, ?, ?, ?, ?) returning *;
+commit;
+insert into "sessions" ("token_hash", "user_id", "created_at", "expires_at") values (?, ?, ?, ?);
+
+-- POST /api/users
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+begin;
+select * from "users" where lower("email") = ? and "email" <> ?;
+insert into "users" ("email", "display_name", "password_hash", "is_owner", "created_at") values (?, ?, ?, ?, ?) returning *;
+commit;
+
+-- POST /api/auth/login
+select * from "users" where lower("email") = ? and "email" <> ?;
+insert into "sessions" ("token_hash", "user_id", "created_at", "expires_at") values (?, ?, ?, ?);
+
+-- POST /api/notes
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+begin;
+select "id" from "notes" where "id" = ?;
+insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+insert into "tags" ("name") values (?), (?) on conflict ("name") do nothing;
+insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
+INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
+commit;
+select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- GET /api/notes/{id}
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- PATCH /api/notes/{id}
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+begin;
+select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+update "notes" set "content" = ?, "version" = ?, "updated_at" = ?, "field_clock" = ?, "field_versions" = ? where "id" = ? returning *;
+select "t"."id", "t"."name" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" = ?;
+delete from "note_tags" where "note_id" = ? and "tag_id" in (SELECT value FROM json_each(?));
+delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists (select "tag_id" from "note_tags" where "tag_id" = "tags"."id");
+INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
+commit;
+select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- GET /api/notes
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+select "n"."id" from "notes" as "n" where (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc;
+select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
+select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- GET /api/search
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+
+    SELECT rowid FROM notes_fts
+    WHERE notes_fts MATCH ?
+    ORDER BY rowid DESC
+    LIMIT 1 OFFSET ?;
+
+    SELECT n.* FROM notes_fts
+    JOIN notes n ON n.doc_id = notes_fts.rowid
+    WHERE notes_fts MATCH ?
+      
+      AND n.trashed = 0
+      AND (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?))
+    ORDER BY bm25(notes_fts, 10.0, 1.0, 5.0), n.updated_at DESC
+    LIMIT ?;
+select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- GET /api/tags
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+select "t"."id", "t"."name" from "tags" as "t" where exists (select "nt"."note_id" from "note_tags" as "nt" inner join "notes" as "n" on "n"."id" = "nt"."note_id" where "nt"."tag_id" = "t"."id" and "n"."trashed" = ? and "n"."id" in (SELECT id FROM notes WHERE owner_id = ?
+    UNION ALL SELECT note_id FROM note_collaborators WHERE user_id = ?)) order by "t"."name";
+
+-- POST /api/notes/{id}/collaborators
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+begin;
+select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+select * from "users" where "id" = ?;
+select "user_id" from "note_collaborators" where "note_id" = ? and "user_id" = ?;
+insert into "note_collaborators" ("note_id", "user_id", "added_at") values (?, ?, ?);
+delete from "note_tombstones" where "note_id" = ? and "user_id" = ?;
+select "c"."user_id", "c"."added_at", "u"."display_name", "u"."email" from "note_collaborators" as "c" inner join "users" as "u" on "u"."id" = "c"."user_id" where "c"."note_id" = ? order by "c"."added_at", "c"."user_id";
+commit;
+
+-- GET /api/notes (as a collaborator)
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+select "n"."id" from "notes" as "n" where (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc;
+select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
+select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- POST /api/notes/{id}/attachments
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+begin;
+select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+insert into "attachments" ("id", "note_id", "filename", "mime_type", "size", "thumbnail_path", "created_at", "sha256") values (?, ?, ?, ?, ?, ?, ?, ?) returning *;
+update "notes" set "version" = ?, "updated_at" = ? where "id" = ? returning *;
+commit;
+
+-- POST /api/notes/{id}/share
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+begin;
+select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+select * from "share_links" where "note_id" = ?;
+insert into "share_links" ("note_id", "token", "created_at") values (?, ?, ?);
+commit;
+
+-- GET /api/shared/{token}
+select "n".* from "share_links" as "s" inner join "notes" as "n" on "n"."id" = "s"."note_id" where "s"."token" = ?;
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- POST /api/sync
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+begin;
+select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?));
+select distinct "note_id" from "note_tombstones" where "note_id" in (SELECT value FROM json_each(?));
+insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+insert into "tags" ("name") values (?) on conflict ("name") do nothing;
+insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
+INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
+commit;
+
+-- GET /api/sync
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+select "id", "updated_at" from "notes" where "owner_id" = ? and "updated_at" >= ? union all select "n"."id", "n"."updated_at" from "notes" as "n" inner join "note_collaborators" as "c" on "c"."note_id" = "n"."id" where "c"."user_id" = ? and ("n"."updated_at" >= ? or "c"."added_at" >= ?) order by "updated_at", "id";
+select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
+select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- GET /api/sync/deleted
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+select "note_id", "deleted_at" from "note_tombstones" where "user_id" = ? and "deleted_at" >= ? order by "deleted_at", "note_id";
+
+-- POST /api/settings/api-keys
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+insert into "api_keys" ("id", "user_id", "name", "key_hash", "key_prefix", "scopes", "created_at", "last_used_at") values (?, ?, ?, ?, ?, ?, ?, ?);
+
+-- GET /api/notes (with an API key)
+select "k"."id", "k"."scopes", "k"."last_used_at", "u"."id" as "user_id", "u"."is_owner" from "api_keys" as "k" inner join "users" as "u" on "u"."id" = "k"."user_id" where "k"."key_hash" = ?;
+update "api_keys" set "last_used_at" = ? where "id" = ?;
+select "n"."id" from "notes" as "n" where (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc;
+select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
+select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+
+-- DELETE /api/notes/{id}
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+begin;
+select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+select "note_id" as "noteId", "user_id" as "userId" from "note_collaborators" where "note_id" in (SELECT value FROM json_each(?));
+insert into "note_tombstones" ("note_id", "user_id", "deleted_at") values (?, ?, ?), (?, ?, ?) on conflict ("note_id", "user_id") do update set "deleted_at" = ?;
+select * from "attachments" where "note_id" in (SELECT value FROM json_each(?));
+select distinct "tag_id" from "note_tags" where "note_id" in (SELECT value FROM json_each(?));
+DELETE FROM notes_fts WHERE rowid IN (SELECT value FROM json_each(?));
+delete from "notes" where "id" in (SELECT value FROM json_each(?));
+delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists (select "tag_id" from "note_tags" where "tag_id" = "tags"."id");
+commit;
+
+-- DELETE /api/users/{id}
+select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+begin;
+select * from "users" where "id" = ?;
+select * from "notes" where "owner_id" = ?;
+delete from "users" where "id" = ?;
+commit;
