@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -390,6 +391,41 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
 
   it('the SDK client gets 401 for a wrong key', async () => {
     await assert.rejects(connect(server.url, `nsk_${'B'.repeat(43)}`), /401|Unauthorized/i);
+  });
+
+  it('a client that answers 401 with OAuth (as mcp-remote does) ends on a message about API keys', async () => {
+    // The SDK's own OAuth flow, which mcp-remote runs on any 401: discovery, then registration.
+    const redirectUrl = 'http://127.0.0.1:9/callback';
+    const authProvider: OAuthClientProvider = {
+      redirectUrl,
+      clientMetadata: { redirect_uris: [redirectUrl], client_name: 'oauth-first client' },
+      clientInformation: () => undefined,
+      saveClientInformation: () => {},
+      tokens: () => undefined,
+      saveTokens: () => {},
+      redirectToAuthorization: () => assert.fail('there is no OAuth sign-in to send the user to'),
+      saveCodeVerifier: () => {},
+      codeVerifier: () => '',
+    };
+    for (const wrongKey of [`nsk_${'C'.repeat(43)}`, (await createRevokedKey()).key]) {
+      const transport = new StreamableHTTPClientTransport(new URL('/api/mcp', server.url), {
+        authProvider,
+        requestInit: { headers: { authorization: `Bearer ${wrongKey}` } },
+      });
+      await assert.rejects(
+        new Client({ name: 'oauth-first', version: '1' }).connect(transport),
+        (err: Error) => {
+          assert.match(
+            err.message,
+            /does not use OAuth.*Authorization: Bearer nsk_.*missing, wrong or revoked/,
+          );
+          return true;
+        },
+      );
+    }
+    const registration = await fetch(new URL('/register', server.url), { method: 'POST' });
+    assert.equal(registration.status, 404);
+    assert.equal((await readJson(registration)).code, 'oauth_not_supported');
   });
 
   it('answers 400 with a JSON-RPC error when the session id is missing or malformed', async () => {

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { ErrorRef, errorResponses, Success, withHeaders } from '../../http/schemas.js';
+import { oauthDiscoveryRoutes } from './oauthDiscovery.js';
 import type { SessionCheck } from './service.js';
 import { buildMcpServer } from './tools.js';
 
@@ -70,6 +71,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { mcpSessions, notes, search, tags } = app.services;
   const config = { auth: 'key' as const };
   const docTags = ['mcp'];
+  await app.register(oauthDiscoveryRoutes);
 
   app.post(
     '/api/mcp',
