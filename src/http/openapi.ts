@@ -76,7 +76,7 @@ const RENEWED_SESSION_COOKIE = {
 type ResponseEntry = Record<string, unknown> & { headers?: Record<string, unknown> };
 
 /** The 4xx answers a route can give because of what it is, whatever its feature does. */
-export function commonErrorStatuses(
+function commonErrorStatuses(
   method: string,
   auth: AuthMode,
   schema: FastifySchema,
@@ -94,7 +94,7 @@ export function commonErrorStatuses(
 }
 
 /** `GET /api/notes/{id}/attachments` → `getNotesByIdAttachments`: unique because method + path is. */
-export function operationIdFor(method: string, url: string): string {
+function operationIdFor(method: string, url: string): string {
   const words = url
     .replace(/^\/api\//, '/')
     .split('/')
