@@ -1,7 +1,7 @@
 import type { SwaggerTransform } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import type { AuthMode } from './auth.js';
-import { SESSION_COOKIE } from './auth.js';
+import { SESSION_COOKIE, UNSAFE_METHODS } from './auth.js';
 import { ErrorRef } from './schemas.js';
 
 /**
@@ -37,7 +37,6 @@ const SECURITY: Record<AuthMode, SecurityRequirement[]> = {
   key: [{ apiKey: [] }],
 };
 
-const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -115,9 +114,9 @@ function withResponseHeaders(entry: ResponseEntry, headers: Record<string, unkno
  * D-ERR-1 body), rate-limit and renewed-cookie headers. It returns a copy for the document only;
  * the route's own schema (used for validation and serialization) is left untouched.
  */
-export const describeRoute: SwaggerTransform = ({ schema, url, route }) => {
-  // Routes without a schema (the docs UI's files) are hidden from the document anyway.
-  if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
+export const describeRoute: SwaggerTransform = ({ schema: routeSchema, url, route }) => {
+  if ((routeSchema as { hide?: boolean } | undefined)?.hide) return { schema: routeSchema, url };
+  const schema: FastifySchema = routeSchema ?? {};
   const method = String(route.method);
   const config = (route.config ?? {}) as { auth?: AuthMode; rateLimit?: unknown };
   const auth = config.auth ?? 'user';
