@@ -47,6 +47,7 @@ import { authPlugin } from './http/auth.js';
 import { registerErrorHandling } from './http/errorHandler.js';
 import { redactUrl } from './http/logging.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
+import { describeRoute, securitySchemes } from './http/openapi.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { buildCachedSerializers } from './http/serialization.js';
 import { registerValidation } from './http/validation.js';
@@ -207,15 +208,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         title: 'Notes API',
         version: APP_VERSION,
         description: 'Self-hosted, offline-first notes. Errors use the Error schema (D-ERR-1).',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
-      components: {
-        securitySchemes: {
-          session: { type: 'apiKey', in: 'cookie', name: 'session' },
-          apiKey: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ session: [] }, { apiKey: [] }],
+      // Relative to where this document was fetched from, unless the server knows its public origin.
+      servers: [{ url: config.publicUrl ?? '/', description: 'This server' }],
+      components: { securitySchemes },
     },
+    transform: describeRoute,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(async (docs) => {

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   owner_not_collaborator: [400, "A note's owner cannot be added as its collaborator"],
   owner_cannot_leave: [400, 'The owner cannot leave its own note (DELETE …/collaborators?userId=self)'],
   checklist_item_ambiguous: [400, 'MCP `set_checklist_item`: the text matches several items'],
+  invalid_cursor: [400, 'MCP `list_notes`: the cursor is not one this server gave; start again without it'],
   invalid_multipart: [400, 'The multipart body is malformed'],
   invalid_file: [400, 'The upload is missing, not an accepted image, or corrupt'],
   invalid_thumbnail: [400, 'The client thumbnail is not a WebP of at most 1 MiB and 512 px'],
@@ -41,6 +42,7 @@ export const ERROR_CODES = {
   collaborator_not_found: [404, 'The user is not a collaborator of the note'],
   checklist_item_not_found: [404, 'MCP `set_checklist_item`: no such checklist item'],
   share_not_found: [404, 'The public link does not exist or was revoked'],
+  oauth_not_supported: [404, 'MCP clients: there is no OAuth here; send an API key (docs/mcp.md)'],
   method_not_allowed: [405, 'The endpoint does not take this method'],
   note_exists: [409, 'A note with this id already exists'],
   email_taken: [409, 'Another user has this email'],
@@ -101,6 +103,8 @@ export const errors = {
   ownerCannotLeave: () =>
     new AppError('owner_cannot_leave', 'The owner cannot leave its own note; delete it instead'),
   checklistItemAmbiguous: (message: string) => new AppError('checklist_item_ambiguous', message),
+  invalidCursor: () =>
+    new AppError('invalid_cursor', 'The cursor is not one this server gave; start again without it'),
   invalidMultipart: (message: string) => new AppError('invalid_multipart', message),
   invalidFile: (message: string) => new AppError('invalid_file', message),
   invalidThumbnail: (message: string) => new AppError('invalid_thumbnail', message),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -9,7 +10,7 @@ import {
   pickChecklistItem,
   setItemChecked,
 } from '../src/features/notes/contentEdits.js';
-import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
+import { createApiKey, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const READ_TOOLS = ['get_note', 'list_notes', 'list_tags', 'search_notes'];
@@ -31,12 +32,6 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 const LIST_TOOLS = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
-
-async function createKey(client: TestClient, scopes?: string[]) {
-  const response = await client.post('/api/settings/api-keys', { name: 'agent', scopes });
-  assert.equal(response.status, 201, response.text);
-  return response.body as { id: string; key: string };
-}
 
 /** The SDK's own client over a real socket, sending the key as a Bearer header. */
 async function connect(baseUrl: string, key: string, sessionId?: string) {
@@ -95,7 +90,7 @@ describe('POST /api/mcp tools (D-MCP-3)', () => {
   before(async () => {
     server = await startServer();
     owner = await setupOwner(server.url);
-    ({ client } = await connect(server.url, (await createKey(owner)).key));
+    ({ client } = await connect(server.url, (await createApiKey(owner)).key));
   });
   after(async () => {
     await client.close();
@@ -121,6 +116,7 @@ describe('POST /api/mcp tools (D-MCP-3)', () => {
     assert.deepEqual(byName.get('search_notes')!.inputSchema.required, ['query']);
     assert.deepEqual(Object.keys(byName.get('list_notes')!.inputSchema.properties ?? {}).sort(), [
       'color',
+      'cursor',
       'filter',
       'limit',
       'pinned',
@@ -128,6 +124,29 @@ describe('POST /api/mcp tools (D-MCP-3)', () => {
     ]);
     assert.equal(byName.get('delete_note')!.annotations?.destructiveHint, true);
     assert.deepEqual(byName.get('get_note')!.outputSchema?.required, ['note']);
+  });
+
+  it('describes every input field of every tool and says no other argument is accepted', async () => {
+    for (const tool of (await client.listTools()).tools) {
+      assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
+      for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        const description = (schema as { description?: string }).description ?? '';
+        assert.ok(description.length > 10, `${tool.name}.${field} has no description`);
+      }
+    }
+  });
+
+  it('refuses an unknown argument with a tool error naming it, for every tool (D-MCP-3)', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const message = await callFailing(tool.name, { unexpected: true });
+      assert.match(message, /unrecognized key.*unexpected/i, tool.name);
+    }
+    // A misspelt guard must not become an unguarded overwrite.
+    const { id } = (await owner.post('/api/notes', { content: 'keep me' })).body;
+    const message = await callFailing('update_note', { id, content: 'overwritten', expectedversion: 7 });
+    assert.match(message, /expectedversion/);
+    assert.equal((await owner.get(`/api/notes/${id}`)).body.content, 'keep me');
   });
 
   it('create_note creates a note that REST then shows, tags from hashtags included', async () => {
@@ -262,6 +281,28 @@ describe('POST /api/mcp tools (D-MCP-3)', () => {
     ]);
   });
 
+  it('list_notes pages with nextCursor through the REST order, unshaken by notes added meanwhile', async () => {
+    for (const n of [1, 2, 3, 4, 5])
+      await owner.post('/api/notes', { title: `Paged ${n} #paging`, sortOrder: n % 2 });
+    const restOrder = (await owner.get('/api/notes?tag=paging')).body.map((n: { id: string }) => n.id);
+    const seen: string[] = [];
+    let page = await call('list_notes', { tag: 'paging', limit: 2 });
+    for (let pages = 1; ; pages++) {
+      seen.push(...page.notes.map((n: { id: string }) => n.id));
+      if (pages === 1) await owner.post('/api/notes', { title: 'Added meanwhile #paging', pinned: true });
+      if (page.nextCursor === null) break;
+      assert.equal(page.notes.length, 2);
+      page = await call('list_notes', { tag: 'paging', limit: 2, cursor: page.nextCursor });
+    }
+    assert.deepEqual(seen, restOrder, 'every note once, in display order');
+    const last = await call('list_notes', { tag: 'paging', limit: 6 });
+    assert.equal(last.notes.length, 6);
+    assert.equal(last.nextCursor, null);
+    for (const cursor of ['not-a-cursor', Buffer.from('[1,2]').toString('base64url')]) {
+      assert.match(await callFailing('list_notes', { cursor }), /invalid_cursor/);
+    }
+  });
+
   it('search_notes finds what REST search finds, with short excerpts', async () => {
     const long = `zebra ${'x'.repeat(1_000)}`;
     const created = (await owner.post('/api/notes', { title: 'Stripes', content: long })).body;
@@ -306,9 +347,15 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
   before(async () => {
     server = await startServer();
     owner = await setupOwner(server.url);
-    ({ key, id: keyId } = await createKey(owner));
+    ({ key, id: keyId } = await createApiKey(owner));
   });
   after(() => server.close());
+
+  async function createRevokedKey() {
+    const revoked = await createApiKey(owner);
+    assert.equal((await owner.delete(`/api/settings/api-keys/${revoked.id}`)).status, 200);
+    return revoked;
+  }
 
   it('initialize opens a session stored in the database, bound to the key', async () => {
     const response = await rawPost(server.url, key, INITIALIZE);
@@ -328,8 +375,7 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
   });
 
   it('answers 401 with WWW-Authenticate: Bearer for a missing, malformed, unknown or revoked key', async () => {
-    const revoked = await createKey(owner);
-    assert.equal((await owner.delete(`/api/settings/api-keys/${revoked.id}`)).status, 200);
+    const revoked = await createRevokedKey();
     for (const candidate of [null, 'nsk_short', `nsk_${'A'.repeat(43)}`, revoked.key]) {
       const response = await rawPost(server.url, candidate, INITIALIZE);
       assert.equal(response.status, 401, String(candidate));
@@ -345,6 +391,41 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
 
   it('the SDK client gets 401 for a wrong key', async () => {
     await assert.rejects(connect(server.url, `nsk_${'B'.repeat(43)}`), /401|Unauthorized/i);
+  });
+
+  it('a client that answers 401 with OAuth (as mcp-remote does) ends on a message about API keys', async () => {
+    // The SDK's own OAuth flow, which mcp-remote runs on any 401: discovery, then registration.
+    const redirectUrl = 'http://127.0.0.1:9/callback';
+    const authProvider: OAuthClientProvider = {
+      redirectUrl,
+      clientMetadata: { redirect_uris: [redirectUrl], client_name: 'oauth-first client' },
+      clientInformation: () => undefined,
+      saveClientInformation: () => {},
+      tokens: () => undefined,
+      saveTokens: () => {},
+      redirectToAuthorization: () => assert.fail('there is no OAuth sign-in to send the user to'),
+      saveCodeVerifier: () => {},
+      codeVerifier: () => '',
+    };
+    for (const wrongKey of [`nsk_${'C'.repeat(43)}`, (await createRevokedKey()).key]) {
+      const transport = new StreamableHTTPClientTransport(new URL('/api/mcp', server.url), {
+        authProvider,
+        requestInit: { headers: { authorization: `Bearer ${wrongKey}` } },
+      });
+      await assert.rejects(
+        new Client({ name: 'oauth-first', version: '1' }).connect(transport),
+        (err: Error) => {
+          assert.match(
+            err.message,
+            /does not use OAuth.*Authorization: Bearer nsk_.*missing, wrong or revoked/,
+          );
+          return true;
+        },
+      );
+    }
+    const registration = await fetch(new URL('/register', server.url), { method: 'POST' });
+    assert.equal(registration.status, 404);
+    assert.equal((await readJson(registration)).code, 'oauth_not_supported');
   });
 
   it('answers 400 with a JSON-RPC error when the session id is missing or malformed', async () => {
@@ -364,7 +445,7 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
     assert.equal(unknown.status, 404);
     assert.equal((await readJson(unknown)).error.code, -32001);
 
-    const other = await createKey(owner);
+    const other = await createApiKey(owner);
     const othersSession = await openRawSession(server.url, other.key);
     const stolen = await rawPost(server.url, key, LIST_TOOLS, { 'mcp-session-id': othersSession });
     assert.equal(stolen.status, 404);
@@ -383,7 +464,7 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
   });
 
   it('revoking the key ends its sessions at once', async () => {
-    const doomed = await createKey(owner);
+    const doomed = await createApiKey(owner);
     const { client } = await connect(server.url, doomed.key);
     assert.ok((await client.listTools()).tools.length > 0);
     await owner.delete(`/api/settings/api-keys/${doomed.id}`);
@@ -457,7 +538,7 @@ describe('POST /api/mcp across a restart (D-MCP-2)', () => {
   it('keeps working with the same session id after the server restarts on the same data', async () => {
     const first = await startServer();
     const owner = await setupOwner(first.url);
-    const { key } = await createKey(owner);
+    const { key } = await createApiKey(owner);
     const before = await connect(first.url, key);
     const sessionId = before.transport.sessionId!;
     const { structuredContent } = (await before.client.callTool({
@@ -493,7 +574,7 @@ describe('POST /api/mcp with a read-only key (D-KEY-3)', () => {
     server = await startServer();
     owner = await setupOwner(server.url);
     noteId = (await owner.post('/api/notes', { title: 'Visible', content: 'read me #shared' })).body.id;
-    ({ client } = await connect(server.url, (await createKey(owner, ['notes:read'])).key));
+    ({ client } = await connect(server.url, (await createApiKey(owner, ['notes:read'])).key));
   });
   after(async () => {
     await client.close();

@@ -29,7 +29,8 @@ declare module 'fastify' {
 }
 
 export const SESSION_COOKIE = 'session';
-const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Methods that may change data: the ones the cross-site guard (D-AUTH-5) applies to. */
+export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;

@@ -27,3 +27,17 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
   return Object.fromEntries(statuses.map((s) => [s, ErrorRef]));
 }
 export const ErrorRef = Type.Ref('ErrorBody');
+
+/** A response header as the OpenAPI document describes it (see withHeaders). */
+export interface HeaderDoc {
+  type: 'string' | 'integer';
+  description: string;
+}
+
+/**
+ * A response schema plus the headers the route sends with it. Only the OpenAPI document reads
+ * `headers` (@fastify/swagger turns it into the response's header list); the serializer ignores it.
+ */
+export function withHeaders<T extends object>(schema: T, headers: Record<string, HeaderDoc>): T {
+  return { ...schema, headers };
+}

@@ -112,3 +112,13 @@ export async function addUser(
   if (created.status !== 201) throw new Error(`user creation failed: ${created.status} ${created.text}`);
   return created.body.id;
 }
+
+/** Creates an API key as the signed-in `client` (all scopes unless given); returns its id and key. */
+export async function createApiKey(
+  client: TestClient,
+  scopes?: string[],
+): Promise<{ id: string; key: string }> {
+  const response = await client.post('/api/settings/api-keys', { name: 'agent', scopes });
+  if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${response.text}`);
+  return response.body;
+}

@@ -1,12 +1,13 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses, IdParams, Success } from '../../http/schemas.js';
+import { errorResponses, IdParams, Success, withHeaders } from '../../http/schemas.js';
 import { sendStoredFile } from './download.js';
 import { MULTIPART_LIMITS, receiveMultipart } from './multipart.js';
 import {
   AttachmentList,
   DeleteAttachmentQuery,
+  FileETag,
   GetAttachmentsQuery,
   ImageBinary,
   UploadBody,
@@ -33,10 +34,13 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: IdParams,
         querystring: GetAttachmentsQuery,
         response: {
-          200: {
-            description: 'The list (JSON), or the file with the stored type (thumbnails: image/webp)',
-            content: { 'application/json': { schema: AttachmentList }, 'image/*': { schema: ImageBinary } },
-          },
+          200: withHeaders(
+            {
+              description: 'The list (JSON), or the file with the stored type (thumbnails: image/webp)',
+              content: { 'application/json': { schema: AttachmentList }, 'image/*': { schema: ImageBinary } },
+            },
+            { etag: { ...FileETag, description: `With attachmentId only. ${FileETag.description}` } },
+          ),
           304: { description: 'If-None-Match names the current ETag', type: 'null' },
           ...errorResponses(400, 401, 404),
         },

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Uuid } from '../../http/schemas.js';
+import { type HeaderDoc, Uuid } from '../../http/schemas.js';
 
 export const AttachmentList = Type.Array(Type.Ref('Attachment'));
 
@@ -14,6 +14,12 @@ export const GetAttachmentsQuery = Type.Object(
 export type GetAttachmentsQuery = Static<typeof GetAttachmentsQuery>;
 
 export const DeleteAttachmentQuery = Type.Object({ attachmentId: Uuid });
+
+/** Sent with every file (D-ATT-4), here and on shared notes' images. */
+export const FileETag: HeaderDoc = {
+  type: 'string',
+  description: 'Entity tag of the file: send it as If-None-Match to get 304 while it is unchanged',
+};
 
 /** The file answer's schema, for the OpenAPI document (the bytes are streamed, not serialized). */
 export const ImageBinary = Type.String({ format: 'binary' });

@@ -1,10 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf, clearSessionCookie, setSessionCookie } from '../../http/auth.js';
-import { ErrorRef, errorResponses, Success } from '../../http/schemas.js';
+import { ErrorRef, errorResponses, type HeaderDoc, Success, withHeaders } from '../../http/schemas.js';
 import { AuthStatus, ChangePasswordBody, LoginBody, SetupBody } from './schemas.js';
 
 /** Login attempts per client IP per minute (D-AUTH-3). */
 export const LOGIN_RATE_LIMIT = 10;
+
+const NewSessionCookie: HeaderDoc = {
+  type: 'string',
+  description: 'The `session` cookie (HttpOnly, SameSite=Lax, 30 days; Secure over HTTPS)',
+};
+const SignedIn = withHeaders(Success, { 'set-cookie': NewSessionCookie });
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { auth } = app.services;
@@ -23,7 +29,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create the owner account (works once)',
         body: SetupBody,
-        response: { 201: Success, ...errorResponses(400, 403, 413, 429) },
+        response: { 201: SignedIn, ...errorResponses(400, 403, 413, 429) },
       },
     },
     async (request, reply) => {
@@ -41,7 +47,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Sign in; without email, as the owner',
         body: LoginBody,
-        response: { 200: Success, ...errorResponses(400, 401, 403, 429) },
+        response: { 200: SignedIn, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -55,7 +61,16 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/api/auth/logout',
     {
       config: { auth: 'session' },
-      schema: { tags, summary: 'End this session', response: { 200: Success, 401: ErrorRef } },
+      schema: {
+        tags,
+        summary: 'End this session',
+        response: {
+          200: withHeaders(Success, {
+            'set-cookie': { type: 'string', description: 'Clears the `session` cookie' },
+          }),
+          401: ErrorRef,
+        },
+      },
     },
     async (request, reply) => {
       if (request.sessionTokenHash) await auth.logout(request.sessionTokenHash);

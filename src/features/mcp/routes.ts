@@ -5,7 +5,8 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { ErrorRef, errorResponses, Success } from '../../http/schemas.js';
+import { ErrorRef, errorResponses, Success, withHeaders } from '../../http/schemas.js';
+import { oauthDiscoveryRoutes } from './oauthDiscovery.js';
 import type { SessionCheck } from './service.js';
 import { buildMcpServer } from './tools.js';
 
@@ -70,6 +71,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { mcpSessions, notes, search, tags } = app.services;
   const config = { auth: 'key' as const };
   const docTags = ['mcp'];
+  await app.register(oauthDiscoveryRoutes);
 
   app.post(
     '/api/mcp',
@@ -81,7 +83,13 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: SessionHeaders,
         body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: 100 })]),
         response: {
-          200: Type.Unknown({ description: 'The JSON-RPC response(s)' }),
+          200: withHeaders(Type.Unknown({ description: 'The JSON-RPC response(s)' }), {
+            'mcp-session-id': {
+              type: 'string',
+              description:
+                'On the answer to initialize: the new session id, to send with every later request',
+            },
+          }),
           202: Type.Null({ description: 'Accepted notifications or responses; no body' }),
           // The transport's own refusals are JSON-RPC errors; HTTP-level ones (broken JSON, too
           // large, wrong media type, no key) use the D-ERR-1 body like every other route.
@@ -156,7 +164,10 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: docTags,
         summary: 'Not supported (405)',
-        response: { 405: JsonRpcError, ...errorResponses(401) },
+        response: {
+          405: withHeaders(JsonRpcError, { allow: { type: 'string', description: 'POST, DELETE' } }),
+          ...errorResponses(401),
+        },
       },
     },
     async (_request, reply) =>

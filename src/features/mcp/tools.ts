@@ -47,6 +47,8 @@ const content = z
   .string()
   .max(MAX_CONTENT_LENGTH)
   .describe('Markdown body. Write #hashtags to tag the note; "- [ ] item" lines make checklist items');
+const pinned = z.boolean().describe('Keep the note at the top of the list');
+const checklistMode = z.boolean().describe('Show the content as a checklist');
 
 const AttachmentOut = z.object({
   id: z.string(),
@@ -118,6 +120,20 @@ function markdown(note: Note): string {
 }
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+/**
+ * Makes every tool registered on `server` refuse unknown arguments (D-MCP-3): the input schema
+ * clients are shown says `additionalProperties: false`, while the SDK's default parsing drops an
+ * unknown argument silently, so a misspelt `expectedVersion` would turn a guarded update into an
+ * unguarded one. The refusal is a tool error naming the argument, which a model can correct.
+ */
+function rejectUnknownArguments(server: McpServer): void {
+  const register = server.registerTool.bind(server);
+  server.registerTool = ((name: string, config: { inputSchema?: z.ZodRawShape }, callback: never) => {
+    const inputSchema = config.inputSchema && z.object(config.inputSchema).strict();
+    return register(name, { ...config, inputSchema }, callback);
+  }) as typeof server.registerTool;
+}
 const write = (hints: { destructiveHint: boolean; idempotentHint: boolean }) => ({
   readOnlyHint: false,
   openWorldHint: false,
@@ -128,6 +144,7 @@ const write = (hints: { destructiveHint: boolean; idempotentHint: boolean }) => 
 export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
   const { notes, search, tags } = deps;
   const server = new McpServer({ name: 'notes', version: APP_VERSION }, { instructions: INSTRUCTIONS });
+  rejectUnknownArguments(server);
 
   /** Runs a tool body: its result becomes structuredContent (and JSON text for older clients). */
   async function run(body: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
@@ -173,7 +190,8 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
       description:
         'Lists your notes (and notes shared with you) in display order: pinned first, then by position, ' +
         'then most recently changed. filter "all" (the default) shows active notes, "archived" the archive, ' +
-        '"trashed" the trash. Optionally narrow by tag, color or pinned. Returns short summaries.',
+        '"trashed" the trash. Optionally narrow by tag, color or pinned. Returns short summaries, a page ' +
+        'at a time: when nextCursor is not null, call again with it as cursor (and the same filters) for more.',
       inputSchema: {
         filter: z
           .enum(NOTE_FILTERS)
@@ -182,12 +200,28 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
         tag: z.string().min(1).max(65).optional().describe('Only notes with this tag, without the #'),
         color: color.optional().describe('Only notes of this color'),
         pinned: z.boolean().optional().describe('true: only pinned notes; false: only unpinned ones'),
-        limit: z.number().int().min(1).max(500).default(50).describe('At most this many notes'),
+        limit: z.number().int().min(1).max(500).default(50).describe('At most this many notes per page'),
+        cursor: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('nextCursor of the previous page; leave it out for the first page'),
       },
-      outputSchema: { notes: z.array(NoteSummary) },
+      outputSchema: {
+        notes: z.array(NoteSummary),
+        nextCursor: z
+          .string()
+          .nullable()
+          .describe('Pass as cursor (with the same filters) for the next page; null on the last page'),
+      },
       annotations: READ,
     },
-    (input) => run(async () => ({ notes: (await notes.list(actor, input)).map(summary) })),
+    ({ cursor, ...query }) =>
+      run(async () => {
+        const page = await notes.listPage(actor, query, cursor);
+        return { notes: page.notes.map(summary), nextCursor: page.nextCursor };
+      }),
   );
 
   server.registerTool(
@@ -207,6 +241,7 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
     {
       title: 'List tags',
       description: 'Lists the tags used by your notes (not counting trashed ones), by name.',
+      inputSchema: {},
       outputSchema: { tags: z.array(z.object({ id: z.number().int(), name: z.string() })) },
       annotations: READ,
     },
@@ -254,8 +289,8 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
         title: title.optional(),
         content: content.optional(),
         color: color.optional(),
-        pinned: z.boolean().optional().describe('Keep the note at the top of the list'),
-        checklistMode: z.boolean().optional().describe('Show the content as a checklist'),
+        pinned: pinned.optional(),
+        checklistMode: checklistMode.optional(),
       },
       outputSchema: { note: NoteOut },
       annotations: write({ destructiveHint: false, idempotentHint: false }),
@@ -276,8 +311,8 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
         title: title.optional(),
         content: content.optional(),
         color: color.optional(),
-        pinned: z.boolean().optional(),
-        checklistMode: z.boolean().optional(),
+        pinned: pinned.optional(),
+        checklistMode: checklistMode.optional(),
         expectedVersion: z
           .number()
           .int()

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../http/auth.js';
 import { sendJsonArray } from '../../http/jsonArray.js';
-import { errorResponses, IdParams, Success } from '../../http/schemas.js';
-import { IfMatchHeaders, ListNotesQuery, NoteInput, NoteList } from './schemas.js';
+import { errorResponses, IdParams, Success, withHeaders } from '../../http/schemas.js';
+import { IfMatchHeaders, ListNotesQuery, NoteETag, NoteInput, NoteList } from './schemas.js';
 import { parseIfMatch } from './service.js';
 
-const NoteRef = { $ref: 'Note' } as const;
+/** One note, sent with its version as the ETag. */
+const NoteRef = withHeaders({ $ref: 'Note' } as const, { etag: NoteETag });
 
 export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { notes } = app.services;

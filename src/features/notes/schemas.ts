@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import type { HeaderDoc } from '../../http/schemas.js';
 
 export const NOTE_COLORS = [
   'default',
@@ -91,6 +92,12 @@ export const ListNotesQuery = Type.Object({
   color: Type.Optional(Color),
 });
 export type ListNotesQuery = Static<typeof ListNotesQuery>;
+
+/** `ETag: "<version>"` on every answer that is one note (D-NOTE-3). */
+export const NoteETag: HeaderDoc = {
+  type: 'string',
+  description: 'The note\'s version in quotes, e.g. "3": send it back as If-Match',
+};
 
 /** `If-Match: "<version>"` (D-NOTE-3). */
 export const IfMatchHeaders = Type.Object({

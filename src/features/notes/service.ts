@@ -324,6 +324,45 @@ export interface ListNotesOptions extends ListNotesQuery {
   limit?: number;
 }
 
+/** One page of a list, and the cursor of the next page (null after the last one). */
+export interface NotePage {
+  notes: Note[];
+  nextCursor: string | null;
+}
+
+/** The cursor after `note`: its sort key as base64url JSON, opaque to clients. */
+function listCursorAfter(note: Note): string {
+  const key = [note.pinned, note.sortOrder, Date.parse(note.updatedAt), note.id];
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+function parseListCursor(cursor: string): store.ListPosition {
+  try {
+    const [pinned, sortOrder, updatedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      typeof pinned === 'boolean' &&
+      Number.isSafeInteger(sortOrder) &&
+      Number.isSafeInteger(updatedAt) &&
+      typeof id === 'string'
+    ) {
+      return { pinned, sortOrder, updatedAt, id };
+    }
+  } catch {
+    // Not base64url JSON: the same answer as a well-formed cursor of the wrong shape.
+  }
+  throw errors.invalidCursor();
+}
+
+function listFilter(query: ListNotesOptions): store.ListFilter {
+  return {
+    filter: query.filter ?? 'all',
+    tag: query.tag?.toLowerCase(),
+    color: query.color,
+    pinned: query.pinned,
+    limit: query.limit,
+  };
+}
+
 export function createNotesService(deps: NotesDeps) {
   const { db, clock } = deps;
 
@@ -348,13 +387,7 @@ export function createNotesService(deps: NotesDeps) {
    * are read now; each batch's notes when the batch is asked for.
    */
   async function listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
-    const ids = await store.listNoteIds(db, actor.userId, {
-      filter: query.filter ?? 'all',
-      tag: query.tag?.toLowerCase(),
-      color: query.color,
-      pinned: query.pinned,
-      limit: query.limit,
-    });
+    const ids = await store.listNoteIds(db, actor.userId, listFilter(query));
     return noteViewBatches(db, actor.userId, ids);
   }
 
@@ -368,6 +401,27 @@ export function createNotesService(deps: NotesDeps) {
 
     async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
       return collectBatches(await listInBatches(actor, query));
+    },
+
+    /**
+     * `limit` notes of the list, starting after the note `cursor` names (keyset paging, so
+     * notes added or removed meanwhile do not shift the pages).
+     */
+    async listPage(
+      actor: Actor,
+      query: ListNotesOptions & { limit: number },
+      cursor?: string,
+    ): Promise<NotePage> {
+      const after = cursor === undefined ? undefined : parseListCursor(cursor);
+      // One more than asked for tells whether there is a next page.
+      const ids = await store.listNoteIds(db, actor.userId, {
+        ...listFilter(query),
+        limit: query.limit + 1,
+        after,
+      });
+      const notes = await collectBatches(noteViewBatches(db, actor.userId, ids.slice(0, query.limit)));
+      const last = notes.at(-1);
+      return { notes, nextCursor: ids.length > query.limit && last ? listCursorAfter(last) : null };
     },
 
     async get(actor: Actor, noteId: string): Promise<Note> {

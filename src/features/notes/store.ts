@@ -110,6 +110,16 @@ export interface ListFilter {
   color?: NoteColor;
   pinned?: boolean;
   limit?: number;
+  /** Only the notes after this one in list order (paging). */
+  after?: ListPosition;
+}
+
+/** A note's place in list order: its sort key (list_notes paging). */
+export interface ListPosition {
+  pinned: boolean;
+  sortOrder: number;
+  updatedAt: number;
+  id: string;
 }
 
 /**
@@ -120,7 +130,7 @@ export interface ListFilter {
 export async function listNoteIds(
   db: Db,
   userId: number,
-  { filter, tag, color, pinned, limit }: ListFilter,
+  { filter, tag, color, pinned, limit, after }: ListFilter,
 ): Promise<string[]> {
   let query = db.selectFrom('notes as n').select('n.id').where(visibleTo(userId));
   if (filter === 'all') query = query.where('n.archived', '=', 0).where('n.trashed', '=', 0);
@@ -137,7 +147,30 @@ export async function listNoteIds(
         .where('t.name', '=', tag),
     );
   }
-  query = query.orderBy('n.pinned', 'desc').orderBy('n.sort_order', 'asc').orderBy('n.updated_at', 'desc');
+  if (after) {
+    // Keyset paging: everything that sorts after `after` in the order below.
+    const pinnedAsAfter = ['n.pinned', '=', Number(after.pinned)] as const;
+    const sortOrderAsAfter = ['n.sort_order', '=', after.sortOrder] as const;
+    query = query.where((eb) =>
+      eb.or([
+        eb('n.pinned', '<', Number(after.pinned)),
+        eb.and([eb(...pinnedAsAfter), eb('n.sort_order', '>', after.sortOrder)]),
+        eb.and([eb(...pinnedAsAfter), eb(...sortOrderAsAfter), eb('n.updated_at', '<', after.updatedAt)]),
+        eb.and([
+          eb(...pinnedAsAfter),
+          eb(...sortOrderAsAfter),
+          eb('n.updated_at', '=', after.updatedAt),
+          eb('n.id', '>', after.id),
+        ]),
+      ]),
+    );
+  }
+  // The id last makes the order total, so that pages neither repeat nor skip notes that tie.
+  query = query
+    .orderBy('n.pinned', 'desc')
+    .orderBy('n.sort_order', 'asc')
+    .orderBy('n.updated_at', 'desc')
+    .orderBy('n.id', 'asc');
   if (limit !== undefined) query = query.limit(limit);
   const rows = await query.execute();
   return rows.map((r) => r.id);

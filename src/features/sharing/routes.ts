@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, requestOrigin } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { errorResponses, IdParams, withHeaders } from '../../http/schemas.js';
 import { sendStoredFile } from '../attachments/download.js';
-import { ImageBinary } from '../attachments/schemas.js';
+import { FileETag, ImageBinary } from '../attachments/schemas.js';
 import { PAGE_CSP_DIRECTIVES, renderNoticePage, renderSharedNotePage } from './page.js';
 import { SharedAttachmentParams, SharedAttachmentQuery, TokenParams } from './schemas.js';
 
@@ -78,7 +78,6 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'A publicly shared note as JSON (no authentication; 60 requests a minute per IP)',
-        security: [],
         params: TokenParams,
         response: { 200: { $ref: 'SharedNote' }, ...errorResponses(404, 429) },
       },
@@ -93,14 +92,16 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'An image of a publicly shared note; thumb=1 sends its WebP thumbnail (300 a minute per IP)',
-        security: [],
         params: SharedAttachmentParams,
         querystring: SharedAttachmentQuery,
         response: {
-          200: {
-            description: 'The image with the stored type (thumbnails: image/webp) and the D-ATT-4 headers',
-            content: { 'image/*': { schema: ImageBinary } },
-          },
+          200: withHeaders(
+            {
+              description: 'The image with the stored type (thumbnails: image/webp) and the D-ATT-4 headers',
+              content: { 'image/*': { schema: ImageBinary } },
+            },
+            { etag: FileETag },
+          ),
           304: { description: 'If-None-Match names the current ETag', type: 'null' },
           ...errorResponses(400, 404, 429),
         },
@@ -124,9 +125,9 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'The shared note as a read-only web page for people',
-        security: [],
         params: TokenParams,
-        response: { 200: HtmlPage, 404: HtmlPage, 429: HtmlPage },
+        operationId: 'getSharedNotePage',
+        response: { 200: HtmlPage, 400: HtmlPage, 404: HtmlPage, 429: HtmlPage },
       },
     },
     async (request, reply) => {

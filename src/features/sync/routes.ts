@@ -2,9 +2,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { sendJsonArray } from '../../http/jsonArray.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, withHeaders } from '../../http/schemas.js';
 import { NoteList } from '../notes/schemas.js';
-import { SinceQuery, SYNC_BODY_LIMIT, SyncPush, SyncPushAnswer, Tombstone } from './schemas.js';
+import {
+  SinceQuery,
+  SYNC_BODY_LIMIT,
+  SyncPush,
+  SyncPushAnswer,
+  SyncTimeHeader,
+  Tombstone,
+} from './schemas.js';
 
 export const syncRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { sync } = app.services;
@@ -17,7 +24,10 @@ export const syncRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Notes you can see that changed at or after `since`; X-Sync-Time is your next `since`',
         querystring: SinceQuery,
-        response: { 200: NoteList, ...errorResponses(400, 401) },
+        response: {
+          200: withHeaders(NoteList, { 'x-sync-time': SyncTimeHeader }),
+          ...errorResponses(400, 401),
+        },
       },
     },
     async (request, reply) => {
@@ -33,7 +43,10 @@ export const syncRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Notes deleted, purged or no longer shared with you at or after `since` (kept 90 days)',
         querystring: SinceQuery,
-        response: { 200: Type.Array(Tombstone), ...errorResponses(400, 401, 410) },
+        response: {
+          200: withHeaders(Type.Array(Tombstone), { 'x-sync-time': SyncTimeHeader }),
+          ...errorResponses(400, 401, 410),
+        },
       },
     },
     async (request, reply) => {

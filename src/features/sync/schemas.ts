@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Uuid } from '../../http/schemas.js';
+import { type HeaderDoc, Uuid } from '../../http/schemas.js';
 import { NoteInput } from '../notes/schemas.js';
 
 export const MAX_SYNC_CHANGES = 1_000; // D-ERR-5
@@ -8,6 +8,12 @@ export const SYNC_BODY_LIMIT = 16 * 1024 * 1024; // D-ERR-5
 /** Unix milliseconds, as every sync timestamp is (D-ERR-4). */
 const UnixMs = (description: string) =>
   Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+
+/** Sent with every pull (D-SYNC-1): the `since` of the next one. */
+export const SyncTimeHeader: HeaderDoc = {
+  type: 'integer',
+  description: 'Unix milliseconds: pass it as `since` on your next pull',
+};
 
 export const SinceQuery = Type.Object({
   since: UnixMs('Pass the X-Sync-Time of your previous pull; 0 for everything'),
