@@ -21,6 +21,8 @@ export class AppError extends Error {
   }
 }
 
+export const PAYLOAD_TOO_LARGE_MESSAGE = 'The request body is too large';
+
 export const errors = {
   validation: (message: string, details?: ErrorDetail[]) =>
     new AppError(400, 'validation_failed', message, details),
@@ -32,6 +34,7 @@ export const errors = {
   noteNotFound: () => new AppError(404, 'note_not_found', 'Note not found'),
   notFound: (code: string, message: string) => new AppError(404, code, message),
   conflict: (code: string, message: string) => new AppError(409, code, message),
+  payloadTooLarge: () => new AppError(413, 'payload_too_large', PAYLOAD_TOO_LARGE_MESSAGE),
   versionMismatch: (current: number) =>
     new AppError(412, 'version_mismatch', `The note has changed; its current version is ${current}`),
 };

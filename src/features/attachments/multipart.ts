@@ -67,11 +67,11 @@ function asClientError(err: unknown): unknown {
 /**
  * Reads POST /api/notes/{id}/attachments: the `file` and `thumbnail` parts go to files in the
  * given directory, anything else is skipped. Nothing larger than one part's chunk is held in
- * memory, and a declared Content-Length beyond what the limits allow is refused before reading.
+ * memory. (A declared Content-Length beyond MAX_UPLOAD_BYTES never gets here: it is the route's
+ * bodyLimit, refused before the request is authenticated.)
  */
 export function receiveMultipart(request: FastifyRequest): ReceiveUpload {
   return async (directory) => {
-    if (Number(request.headers['content-length']) > MAX_UPLOAD_BYTES) throw fileTooLarge();
     const upload: ReceivedUpload = {};
     try {
       for await (const part of request.parts({ limits: MULTIPART_LIMITS })) {

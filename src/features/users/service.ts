@@ -48,10 +48,21 @@ function requireOwner(actor: Actor): void {
   if (!actor.isOwner) throw errors.forbidden('Only the owner of this instance may manage users');
 }
 
+/** The caller's own row; gone only when the user was removed while the request ran. */
+function profileOf(user: UserRow | undefined): UserProfile {
+  if (!user) throw errors.unauthenticated();
+  return userProfile(user);
+}
+
 export const userNotFound = () => errors.notFound('user_not_found', 'User not found');
 
 export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock; notes: NotesService }) {
   return {
+    /** GET /api/users/me: the caller's profile, by session or API key (D-KEY-2). */
+    async me(actor: Actor): Promise<UserProfile> {
+      return profileOf(await store.findUserById(db, actor.userId));
+    },
+
     /** PATCH /api/users/me (D-AUTH-6). */
     async updateMe(actor: Actor, input: { email?: string; displayName?: string }): Promise<UserProfile> {
       const patch: { email?: string; display_name?: string } = {};
@@ -64,8 +75,7 @@ export function createUsersService({ db, clock, notes }: { db: Db; clock: Clock;
         if (Object.keys(patch).length === 0) return store.findUserById(trx, actor.userId);
         return store.updateUser(trx, actor.userId, patch);
       });
-      if (!updated) throw errors.unauthenticated();
-      return userProfile(updated);
+      return profileOf(updated);
     },
 
     /** POST /api/users: the owner adds a user; there is no self-registration (D-AUTH-2). */
