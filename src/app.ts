@@ -44,6 +44,7 @@ import { userRoutes } from './features/users/routes.js';
 import { UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
 import { authPlugin } from './http/auth.js';
+import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/errorHandler.js';
 import { redactUrl } from './http/logging.js';
 import { registerBodyDraining, registerJsonParser } from './http/requestBody.js';
@@ -203,6 +204,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.swagger(),
   );
 
+  await registerCors(app, config.corsOrigins);
   registerBodyDraining(app);
   await app.register(authPlugin, {
     auth: app.services.auth,

@@ -12,6 +12,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Days a trashed note is kept before it is deleted for good; 0 keeps it forever (D-NOTE-4). */
   trashRetentionDays: number;
+  /** Browser origins allowed to call the API with an API key (CORS); cookies never cross. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +55,12 @@ export const configVariables: Variable[] = [
     name: 'TRASH_RETENTION_DAYS',
     description: 'Days before trashed notes are deleted permanently; 0 keeps them forever',
     fallback: '30',
+  },
+  {
+    name: 'CORS_ORIGINS',
+    description:
+      'Comma-separated browser origins (e.g. https://app.example.com, chrome-extension://<id>) allowed to call the API with an API key',
+    fallback: '(none)',
   },
 ];
 
@@ -108,6 +116,31 @@ function parseTrustProxy(raw: string): Config['trustProxy'] {
   return entries;
 }
 
+/** An origin as browsers send it: scheme://host[:port], nothing after. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/;
+
+function parseCorsOrigin(entry: string): string {
+  const origin = entry.toLowerCase().replace(/\/$/, '');
+  const invalid = () =>
+    new ConfigError(`CORS_ORIGINS entry "${entry}" is not an origin like https://app.example.com`);
+  if (!ORIGIN.test(origin)) throw invalid();
+  // Other schemes (browser extensions) as written; http(s) as browsers send it (no default port).
+  if (!/^https?:/.test(origin)) return origin;
+  try {
+    return new URL(origin).origin;
+  } catch {
+    throw invalid();
+  }
+}
+
+function parseCorsOrigins(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map(parseCorsOrigin);
+}
+
 /** Reads and validates the environment; throws ConfigError with a message fit for a person. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase();
@@ -126,5 +159,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY ?? 'false'),
     logLevel: logLevel as Config['logLevel'],
     trashRetentionDays: integer('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS ?? '30', 0, 36500),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
   };
 }

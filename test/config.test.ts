@@ -16,6 +16,7 @@ describe('configuration (D-OPS-1)', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trashRetentionDays, 30);
+    assert.deepEqual(config.corsOrigins, []);
   });
 
   it('reads every variable', () => {
@@ -27,6 +28,7 @@ describe('configuration (D-OPS-1)', () => {
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       LOG_LEVEL: 'WARN',
       TRASH_RETENTION_DAYS: '0',
+      CORS_ORIGINS: ' https://App.example.com/, http://localhost:80 ,chrome-extension://abcdefgh,',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -36,6 +38,8 @@ describe('configuration (D-OPS-1)', () => {
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       logLevel: 'warn',
       trashRetentionDays: 0,
+      // As browsers send Origin: lower case, no trailing slash, no default port.
+      corsOrigins: ['https://app.example.com', 'http://localhost', 'chrome-extension://abcdefgh'],
     });
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
@@ -52,6 +56,10 @@ describe('configuration (D-OPS-1)', () => {
       { TRUST_PROXY: 'yes please' },
       { TRASH_RETENTION_DAYS: '1.5' },
       { DATA_DIR: '' },
+      { CORS_ORIGINS: '*' },
+      { CORS_ORIGINS: 'https://app.example.com/path' },
+      { CORS_ORIGINS: 'app.example.com' },
+      { CORS_ORIGINS: 'https://ok.example.com, null' },
     ];
     for (const env of bad) {
       const [name] = Object.keys(env);
@@ -70,6 +78,7 @@ describe('configuration (D-OPS-1)', () => {
       'TRUST_PROXY',
       'LOG_LEVEL',
       'TRASH_RETENTION_DAYS',
+      'CORS_ORIGINS',
     ]) {
       assert.ok(result.stdout.includes(name), name);
     }

@@ -9,6 +9,7 @@ import { startServer, type TestServer } from './helpers/server.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
+const APP_ORIGIN = 'https://app.example.com';
 
 function cookieOf(client: TestClient): string {
   return [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -327,5 +328,108 @@ describe('note routes', () => {
       assert.equal(response.status, 400, `${method} ${path}`);
       assert.equal(response.body.code, 'invalid_json');
     }
+  });
+});
+
+describe('CORS for browser clients on other origins (CORS_ORIGINS)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let key: string;
+  let noteId: string;
+  before(async () => {
+    server = await startServer({ env: { CORS_ORIGINS: `${APP_ORIGIN}, chrome-extension://abcdefgh` } });
+    owner = await setupOwner(server.url);
+    key = (await owner.post('/api/settings/api-keys', { name: 'web app' })).body.key;
+    noteId = (await owner.post('/api/notes', { title: 'kept' })).body.id;
+  });
+  after(() => server.close());
+
+  function corsHeaders(response: { headers: Headers }): Record<string, string> {
+    return Object.fromEntries([...response.headers].filter(([name]) => name.startsWith('access-control-')));
+  }
+
+  const preflight = (origin: string, method = 'PATCH') => ({
+    headers: {
+      cookie: '',
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'authorization, content-type, if-match',
+    },
+  });
+
+  it('answers a listed origin’s preflight, never allowing credentials', async () => {
+    for (const origin of [APP_ORIGIN, 'chrome-extension://abcdefgh']) {
+      const response = await owner.request('OPTIONS', `/api/notes/${noteId}`, preflight(origin));
+      assert.equal(response.status, 204);
+      const headers = corsHeaders(response);
+      assert.equal(headers['access-control-allow-origin'], origin);
+      assert.match(headers['access-control-allow-methods']!, /PATCH/);
+      assert.match(headers['access-control-allow-headers']!, /authorization/);
+      assert.match(headers['access-control-allow-headers']!, /if-match/);
+      assert.equal(headers['access-control-allow-credentials'], undefined);
+    }
+  });
+
+  it('lets a listed origin read answers to API-key requests, errors included', async () => {
+    const asApp = { cookie: '', origin: APP_ORIGIN, authorization: `Bearer ${key}` };
+    const read = await owner.request('GET', `/api/notes/${noteId}`, { headers: asApp });
+    assert.equal(read.status, 200);
+    assert.equal(corsHeaders(read)['access-control-allow-origin'], APP_ORIGIN);
+    assert.match(corsHeaders(read)['access-control-expose-headers']!, /etag/);
+    assert.equal(corsHeaders(read)['access-control-allow-credentials'], undefined);
+    const write = await owner.patch(`/api/notes/${noteId}`, { pinned: true }, { headers: asApp });
+    assert.equal(write.status, 200);
+    assert.equal(corsHeaders(write)['access-control-allow-origin'], APP_ORIGIN);
+    const badKey = await owner.request('GET', '/api/notes', {
+      headers: { ...asApp, authorization: 'Bearer nsk_revoked' },
+    });
+    assert.equal(badKey.status, 401);
+    assert.equal(corsHeaders(badKey)['access-control-allow-origin'], APP_ORIGIN);
+  });
+
+  it('gives an unlisted origin no CORS headers, preflight or not', async () => {
+    for (const origin of ['https://evil.example', 'https://app.example.com.evil.example', 'null']) {
+      const answer = await owner.request('OPTIONS', `/api/notes/${noteId}`, preflight(origin));
+      assert.notEqual(answer.status, 204);
+      assert.deepEqual(corsHeaders(answer), {}, origin);
+      const read = await owner.request('GET', `/api/notes/${noteId}`, {
+        headers: { cookie: '', origin, authorization: `Bearer ${key}` },
+      });
+      assert.deepEqual(corsHeaders(read), {}, origin);
+    }
+  });
+
+  it('never authenticates a cookie sent from another origin, listed or not', async () => {
+    for (const origin of [APP_ORIGIN, 'https://evil.example']) {
+      const read = await owner.get(`/api/notes/${noteId}`, { headers: { origin } });
+      assert.equal(read.status, 401, origin);
+      assert.deepEqual(corsHeaders(read), {});
+      const me = await owner.get('/api/users/me', { headers: { origin } });
+      assert.equal(me.status, 401);
+      // D-AUTH-5: a cookie-authenticated write from another origin stays refused.
+      const write = await owner.patch(`/api/notes/${noteId}`, { title: 'forged' }, { headers: { origin } });
+      assert.equal(write.status, 403);
+      assert.equal(write.body.code, 'cross_origin');
+      assert.deepEqual(corsHeaders(write), {});
+    }
+    // The same cookie from this server's own pages works.
+    assert.equal((await owner.get(`/api/notes/${noteId}`, { headers: { origin: server.url } })).status, 200);
+    assert.equal((await owner.get(`/api/notes/${noteId}`)).body.title, 'kept');
+  });
+});
+
+describe('CORS without CORS_ORIGINS', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it('sends no CORS headers to anyone', async () => {
+    const response = await new TestClient(server.url).request('OPTIONS', '/api/notes', {
+      headers: { origin: APP_ORIGIN, 'access-control-request-method': 'GET' },
+    });
+    assert.equal(response.status, 404);
+    assert.ok(![...response.headers.keys()].some((name) => name.startsWith('access-control-')));
   });
 });

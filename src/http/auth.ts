@@ -31,7 +31,8 @@ declare module 'fastify' {
 export const SESSION_COOKIE = 'session';
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function bearerToken(request: FastifyRequest): string | null {
+/** The token of `Authorization: Bearer <token>`; '' for another Authorization, null for none. */
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -100,7 +101,9 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
       return;
     }
 
-    const token = request.cookies[SESSION_COOKIE];
+    // Cookies never cross origins: a page elsewhere, even one allowed by CORS_ORIGINS, cannot
+    // act with the user's session, for reading either (only API keys work across origins).
+    const token = isCrossOrigin(request, options.publicUrl) ? undefined : request.cookies[SESSION_COOKIE];
     if (token) {
       const session = await options.auth.resolveSession(token);
       if (session) {
@@ -118,10 +121,15 @@ export function requestOrigin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
-/** An unsafe request whose Origin is present must come from this server or PUBLIC_URL. */
-export function assertSameOrigin(request: FastifyRequest, publicUrl: string | null): void {
+/** The request names an Origin other than this server's or PUBLIC_URL (a page of another site). */
+function isCrossOrigin(request: FastifyRequest, publicUrl: string | null): boolean {
   const origin = request.headers.origin;
-  if (origin === undefined) return;
-  if (origin === requestOrigin(request) || origin === publicUrl) return;
-  throw new AppError(403, 'cross_origin', 'Cross-origin requests may not change data');
+  return origin !== undefined && origin !== requestOrigin(request) && origin !== publicUrl;
+}
+
+/** An unsafe request whose Origin is present must come from this server or PUBLIC_URL. */
+function assertSameOrigin(request: FastifyRequest, publicUrl: string | null): void {
+  if (isCrossOrigin(request, publicUrl)) {
+    throw new AppError(403, 'cross_origin', 'Cross-origin requests may not change data');
+  }
 }
