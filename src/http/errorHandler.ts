@@ -61,6 +61,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) return sendAppError(reply, error);
     if (error.validation) {
+      // A note id that is not a uuid names no note: the same 404 as an unknown one (D-ERR-2).
+      // Params are validated before the body, so this wins over body errors, as it should.
       if (error.validationContext === 'params' && request.routeOptions.schema?.params === NoteIdParams) {
         return sendAppError(reply, errors.noteNotFound());
       }
