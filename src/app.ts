@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { maxHeaderSize } from 'node:http';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
@@ -44,10 +45,12 @@ import { userRoutes } from './features/users/routes.js';
 import { UserProfile, UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
 import { authPlugin } from './http/auth.js';
+import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/errorHandler.js';
 import { redactUrl } from './http/logging.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
+import { registerBodyDraining, registerJsonParser } from './http/requestBody.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { buildCachedSerializers } from './http/serialization.js';
 import { registerValidation } from './http/validation.js';
@@ -155,7 +158,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     trustProxy: config.trustProxy as boolean | string[],
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
-    routerOptions: { maxParamLength: 200 },
+    // Longer than any URL Node accepts, so the router never refuses a long path segment (414):
+    // validation answers it (a note id that is not a uuid is 404 note_not_found).
+    routerOptions: { maxParamLength: maxHeaderSize },
     schemaController: { compilersFactory: { buildSerializer: buildCachedSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -169,6 +174,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   registerValidation(app);
   registerErrorHandling(app);
   for (const schema of [
@@ -232,6 +238,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.swagger(),
   );
 
+  await registerCors(app, config.corsOrigins);
+  registerBodyDraining(app);
   await app.register(authPlugin, {
     auth: app.services.auth,
     publicUrl: config.publicUrl,

@@ -16,6 +16,8 @@ export interface Config {
   metrics: boolean;
   /** Bearer token for /metrics; null: only the instance owner may read them. */
   metricsToken: string | null;
+  /** Browser origins allowed to call the API with an API key (CORS); cookies never cross. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -97,6 +99,14 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
         throw new ConfigError(`${name} must be at least 16 characters, so it cannot be guessed`);
       return raw;
     },
+  },
+  corsOrigins: {
+    name: 'CORS_ORIGINS',
+    description:
+      'Comma-separated browser origins (e.g. `https://app.example.com,chrome-extension://<id>`) that may call the API with an API key; cookies never cross origins (docs/api.md, CORS)',
+    fallback: '',
+    fallbackText: 'none',
+    parse: parseCorsOrigins,
   },
 };
 
@@ -192,4 +202,29 @@ function parseTrustProxy(raw: string, name: string): Config['trustProxy'] {
     }
   }
   return entries;
+}
+
+/** An origin as browsers send it: scheme://host[:port], nothing after. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/;
+
+function parseCorsOrigin(entry: string, name: string): string {
+  const origin = entry.toLowerCase().replace(/\/$/, '');
+  const invalid = () =>
+    new ConfigError(`${name} entry "${entry}" is not an origin like https://app.example.com`);
+  if (!ORIGIN.test(origin)) throw invalid();
+  // Other schemes (browser extensions) as written; http(s) as browsers send it (no default port).
+  if (!/^https?:/.test(origin)) return origin;
+  try {
+    return new URL(origin).origin;
+  } catch {
+    throw invalid();
+  }
+}
+
+function parseCorsOrigins(raw: string, name: string): string[] {
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => parseCorsOrigin(entry, name));
 }

@@ -50,7 +50,10 @@ export const ERROR_CODES = {
   note_not_trashed: [409, 'MCP `delete_note`: only a note in the trash can be deleted'],
   resync_required: [410, 'Deletions that old are gone: pull everything with since=0'],
   version_mismatch: [412, 'If-Match no longer matches: the note has changed'],
-  payload_too_large: [413, 'The body is over its limit: 2 MiB of JSON, 16 MiB for `POST /api/sync`'],
+  payload_too_large: [
+    413,
+    'The body is over its limit: 2 MiB of JSON, 16 MiB for `POST /api/sync` (see Request bodies)',
+  ],
   file_too_large: [413, 'The upload is over 10 MiB'],
   unsupported_media_type: [415, 'The body has a type the endpoint does not take'],
   rate_limited: [429, 'Too many requests; `Retry-After` says when to try again'],
@@ -86,6 +89,8 @@ export class AppError extends Error {
 export function detailPath(pointer: string, part = 'body'): string {
   return part === 'body' ? pointer : `${part}:${pointer}`;
 }
+
+export const PAYLOAD_TOO_LARGE_MESSAGE = 'The request body is too large';
 
 /** One factory per code; the message says what went wrong this time. */
 export const errors = {
@@ -136,6 +141,7 @@ export const errors = {
   resyncRequired: (message: string) => new AppError('resync_required', message),
   versionMismatch: (current: number) =>
     new AppError('version_mismatch', `The note has changed; its current version is ${current}`),
+  payloadTooLarge: () => new AppError('payload_too_large', PAYLOAD_TOO_LARGE_MESSAGE),
   fileTooLarge: (limitBytes: number) =>
     new AppError(
       'file_too_large',

@@ -209,6 +209,28 @@ describe('Bearer API keys on REST endpoints (D-KEY-2, D-KEY-3)', () => {
     assert.equal((await withKey(owner, readWrite, 'DELETE', `/api/notes/${created.body.id}`)).status, 200);
   });
 
+  it('answers GET /api/users/me with the key’s user, as a session does (D-KEY-2)', async () => {
+    const bySession = await owner.get('/api/users/me');
+    assert.equal(bySession.status, 200);
+    assert.deepEqual(bySession.body, { id: 1, email: '', displayName: 'Owner', isOwner: true });
+    for (const key of [readWrite, readOnly]) {
+      const byKey = await withKey(owner, key, 'GET', '/api/users/me');
+      assert.equal(byKey.status, 200);
+      assert.deepEqual(byKey.body, bySession.body);
+    }
+    const { client: member, userId } = await createUserClient(server, 'member@example.com', undefined, owner);
+    const memberKey = (await createKey(member)).key;
+    const asMember = await withKey(member, memberKey, 'GET', '/api/users/me');
+    assert.deepEqual(asMember.body, {
+      id: userId,
+      email: 'member@example.com',
+      displayName: 'member',
+      isOwner: false,
+    });
+    const anonymous = await owner.request('GET', '/api/users/me', { headers: { cookie: '' } });
+    assert.equal(anonymous.status, 401);
+  });
+
   it('answers 401 with WWW-Authenticate: Bearer for a malformed or unknown key', async () => {
     const unknown = `nsk_${'A'.repeat(43)}`;
     for (const header of [`Bearer ${unknown}`, 'Bearer nsk_short', 'Bearer ', `Bearer ${readWrite}x`]) {

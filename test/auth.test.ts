@@ -332,11 +332,11 @@ describe('cross-origin guard (D-AUTH-5)', () => {
     assert.deepEqual((await owner.get('/api/settings/api-keys')).body, []);
   });
 
-  it('lets reads through whatever the Origin', async () => {
-    assert.equal(
-      (await owner.get('/api/notes', { headers: { origin: 'https://evil.example' } })).status,
-      200,
-    );
+  it('does not let a session cookie authenticate a read from another origin either', async () => {
+    const foreign = await owner.get('/api/notes', { headers: { origin: 'https://evil.example' } });
+    assert.equal(foreign.status, 401);
+    assert.equal(foreign.body.code, 'unauthenticated');
+    assert.equal((await owner.get('/api/notes', { headers: { origin: server.url } })).status, 200);
   });
 });
 

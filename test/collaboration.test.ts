@@ -482,13 +482,12 @@ describe('POST /api/notes/:id/collaborators (D-COLLAB-2)', () => {
     assert.equal(response.body.code, 'user_not_found');
   });
 
-  it('answers 404 note_not_found for an unknown note and 400 for a malformed id', async () => {
-    const unknown = await owner.post('/api/notes/0b7c6a52-8f2e-4f0e-9a57-5f7f7c1d2e3a/collaborators', {
-      userId: friendId,
-    });
-    assert.equal(unknown.status, 404);
-    assert.equal(unknown.body.code, 'note_not_found');
-    assert.equal((await owner.post('/api/notes/not-a-uuid/collaborators', { userId: friendId })).status, 400);
+  it('answers 404 note_not_found for an unknown note and for a malformed id (D-ERR-2)', async () => {
+    for (const id of ['0b7c6a52-8f2e-4f0e-9a57-5f7f7c1d2e3a', 'not-a-uuid']) {
+      const unknown = await owner.post(`/api/notes/${id}/collaborators`, { userId: friendId });
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.body.code, 'note_not_found');
+    }
   });
 });
 

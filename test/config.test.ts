@@ -17,6 +17,7 @@ describe('configuration (D-OPS-1)', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trashRetentionDays, 30);
+    assert.deepEqual(config.corsOrigins, []);
   });
 
   it('reads every variable', () => {
@@ -28,6 +29,7 @@ describe('configuration (D-OPS-1)', () => {
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       LOG_LEVEL: 'WARN',
       TRASH_RETENTION_DAYS: '0',
+      CORS_ORIGINS: ' https://App.example.com/, http://localhost:80 ,chrome-extension://abcdefgh,',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -39,6 +41,8 @@ describe('configuration (D-OPS-1)', () => {
       trashRetentionDays: 0,
       metrics: false,
       metricsToken: null,
+      // As browsers send Origin: lower case, no trailing slash, no default port.
+      corsOrigins: ['https://app.example.com', 'http://localhost', 'chrome-extension://abcdefgh'],
     });
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
@@ -55,6 +59,10 @@ describe('configuration (D-OPS-1)', () => {
       { TRUST_PROXY: 'yes please' },
       { TRASH_RETENTION_DAYS: '1.5' },
       { DATA_DIR: '' },
+      { CORS_ORIGINS: '*' },
+      { CORS_ORIGINS: 'https://app.example.com/path' },
+      { CORS_ORIGINS: 'app.example.com' },
+      { CORS_ORIGINS: 'https://ok.example.com, null' },
     ];
     for (const env of bad) {
       const [name] = Object.keys(env);

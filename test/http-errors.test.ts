@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { setupOwner, TestClient } from './helpers/client.js';
@@ -18,7 +19,7 @@ describe('error shape (D-ERR-1) and bad input (D-ERR-3)', () => {
 
   function assertErrorShape(body: any, status: number) {
     assert.equal(body.statusCode, status);
-    assert.equal(typeof body.error, 'string');
+    assert.equal(body.error, STATUS_CODES[status], 'error is the reason phrase (D-ERR-1)');
     assert.match(body.code, /^[a-z][a-z0-9_]*$/);
     assert.equal(typeof body.message, 'string');
     assert.ok(!JSON.stringify(body).includes('/work/'), 'no file-system paths');

@@ -143,12 +143,13 @@ describe('notes', () => {
       assert.deepEqual(response.body, note);
     });
 
-    it('answers 404 note_not_found for an unknown id and 400 for a non-uuid', async () => {
-      const missing = await owner.get(`/api/notes/${randomUUID()}`);
-      assert.equal(missing.status, 404);
-      assert.deepEqual(Object.keys(missing.body).sort(), ['code', 'error', 'message', 'statusCode']);
-      assert.equal(missing.body.code, 'note_not_found');
-      assert.equal((await owner.get('/api/notes/123')).status, 400);
+    it('answers 404 note_not_found for an unknown id, a non-uuid one included (D-ERR-2)', async () => {
+      for (const id of [randomUUID(), '123']) {
+        const missing = await owner.get(`/api/notes/${id}`);
+        assert.equal(missing.status, 404);
+        assert.deepEqual(Object.keys(missing.body).sort(), ['code', 'error', 'message', 'statusCode']);
+        assert.equal(missing.body.code, 'note_not_found');
+      }
     });
 
     it('answers 401 without a session', async () => {

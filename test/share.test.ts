@@ -103,11 +103,11 @@ describe('public sharing', () => {
       assert.equal((await owner.post(`/api/notes/${randomUUID()}/share`)).status, 404);
     });
 
-    it('answers 401 without a session and 400 for an id that is not a uuid', async () => {
+    it('answers 401 without a session and 404 note_not_found for an id that is not a uuid', async () => {
       const noteId = await createNote();
       const anonymous = await new TestClient(server.url).post(`/api/notes/${noteId}/share`);
       assert.equal(anonymous.status, 401);
-      assert.equal((await owner.post('/api/notes/not-a-uuid/share')).status, 400);
+      assert.equal((await owner.post('/api/notes/not-a-uuid/share')).body.code, 'note_not_found');
     });
 
     it('accepts an API key with notes:write and refuses a read-only key with 403 (D-KEY-2, D-KEY-3)', async () => {

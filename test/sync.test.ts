@@ -210,6 +210,8 @@ describe('GET /api/sync/deleted', () => {
     const response = await owner.get(`/api/sync/deleted?since=${clock.now() - 91 * DAY}`);
     assert.equal(response.status, 410);
     assert.equal(response.body.code, 'resync_required');
+    // D-ERR-1: `error` is the status's reason phrase.
+    assert.equal(response.body.error, 'Gone');
     assert.equal((await owner.get(`/api/sync/deleted?since=${clock.now() - 89 * DAY}`)).status, 200);
   });
 

@@ -32,7 +32,8 @@ export const SESSION_COOKIE = 'session';
 /** Methods that may change data: the ones the cross-site guard (D-AUTH-5) applies to. */
 export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function bearerToken(request: FastifyRequest): string | null {
+/** The token of `Authorization: Bearer <token>`; '' for another Authorization, null for none. */
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -101,7 +102,9 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
       return;
     }
 
-    const token = request.cookies[SESSION_COOKIE];
+    // Cookies never cross origins: a page elsewhere, even one allowed by CORS_ORIGINS, cannot
+    // act with the user's session, for reading either (only API keys work across origins).
+    const token = isCrossOrigin(request, options.publicUrl) ? undefined : request.cookies[SESSION_COOKIE];
     if (token) {
       const session = await options.auth.resolveSession(token);
       if (session) {
@@ -119,10 +122,13 @@ export function requestOrigin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
-/** An unsafe request whose Origin is present must come from this server or PUBLIC_URL. */
-export function assertSameOrigin(request: FastifyRequest, publicUrl: string | null): void {
+/** The request names an Origin other than this server's or PUBLIC_URL (a page of another site). */
+function isCrossOrigin(request: FastifyRequest, publicUrl: string | null): boolean {
   const origin = request.headers.origin;
-  if (origin === undefined) return;
-  if (origin === requestOrigin(request) || origin === publicUrl) return;
-  throw errors.crossOrigin();
+  return origin !== undefined && origin !== requestOrigin(request) && origin !== publicUrl;
+}
+
+/** An unsafe request whose Origin is present must come from this server or PUBLIC_URL. */
+function assertSameOrigin(request: FastifyRequest, publicUrl: string | null): void {
+  if (isCrossOrigin(request, publicUrl)) throw errors.crossOrigin();
 }

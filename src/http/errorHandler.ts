@@ -1,29 +1,18 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, detailPath, type ErrorCode, type ErrorDetail } from '../errors.js';
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  412: 'Precondition Failed',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import {
+  AppError,
+  detailPath,
+  type ErrorCode,
+  type ErrorDetail,
+  errors,
+  PAYLOAD_TOO_LARGE_MESSAGE,
+} from '../errors.js';
+import { NoteIdParams } from './schemas.js';
 
 /** Framework error codes mapped to our stable codes (D-ERR-1, D-ERR-3). */
 const FRAMEWORK_CODES: Record<string, { status: number; code: ErrorCode; message?: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: {
-    status: 413,
-    code: 'payload_too_large',
-    message: 'The request body is too large',
-  },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: PAYLOAD_TOO_LARGE_MESSAGE },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The JSON body is empty' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'The body is not valid JSON' },
@@ -47,10 +36,15 @@ const FALLBACK_CODES: Partial<Record<number, ErrorCode>> = {
   415: 'unsupported_media_type',
 };
 
+/** The status's reason phrase (RFC 9110), e.g. "Gone" for 410: D-ERR-1's `error` field. */
+function reasonPhrase(statusCode: number): string {
+  return STATUS_CODES[statusCode] ?? (statusCode >= 500 ? 'Internal Server Error' : 'Bad Request');
+}
+
 export function errorBody(statusCode: number, code: ErrorCode, message: string, details?: ErrorDetail[]) {
   return {
     statusCode,
-    error: STATUS_TEXT[statusCode] ?? (statusCode >= 500 ? 'Internal Server Error' : 'Bad Request'),
+    error: reasonPhrase(statusCode),
     code,
     message,
     ...(details ? { details } : {}),
@@ -69,16 +63,23 @@ function validationDetails(issues: ValidationIssue[], context: string | undefine
   });
 }
 
+function sendAppError(reply: FastifyReply, error: AppError) {
+  if (error.headers) reply.headers(error.headers);
+  return reply
+    .code(error.statusCode)
+    .send(errorBody(error.statusCode, error.code, error.message, error.details));
+}
+
 /** One error shape everywhere (D-ERR-1); 5xx details are logged, never sent (D-ERR-3). */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AppError) {
-      if (error.headers) reply.headers(error.headers);
-      return reply
-        .code(error.statusCode)
-        .send(errorBody(error.statusCode, error.code, error.message, error.details));
-    }
+    if (error instanceof AppError) return sendAppError(reply, error);
     if (error.validation) {
+      // A note id that is not a uuid names no note: the same 404 as an unknown one (D-ERR-2).
+      // Params are validated before the body, so this wins over body errors, as it should.
+      if (error.validationContext === 'params' && request.routeOptions.schema?.params === NoteIdParams) {
+        return sendAppError(reply, errors.noteNotFound());
+      }
       const details = validationDetails(error.validation, error.validationContext);
       const first = details[0];
       const message = first ? `Invalid request: ${first.path} ${first.message}` : 'Invalid request';

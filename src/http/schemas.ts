@@ -20,7 +20,11 @@ export const Success = Type.Object({ success: Type.Boolean() }, { $id: 'Success'
 export type Success = Static<typeof Success>;
 
 export const Uuid = Type.String({ format: 'uuid', description: 'A UUID' });
-export const IdParams = Type.Object({ id: Uuid });
+/**
+ * `{id}` of every /api/notes/{id}… route. An id that is not a uuid names no note: the error
+ * handler answers it like an unknown note, 404 note_not_found (D-ERR-2), whatever its length.
+ */
+export const NoteIdParams = Type.Object({ id: Uuid });
 
 /** A response map entry for each error status a route may answer. */
 export function errorResponses(...statuses: number[]): Record<number, typeof ErrorRef> {

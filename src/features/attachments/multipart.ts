@@ -26,8 +26,11 @@ export const MULTIPART_LIMITS = {
 };
 
 type UploadField = 'file' | 'thumbnail';
+/** The upload route's answer to a body over its limit (D-ATT-1). */
+export const uploadTooLarge = () => errors.fileTooLarge(MAX_FILE_BYTES);
+
 const TOO_LARGE: Record<UploadField, () => AppError> = {
-  file: () => errors.fileTooLarge(MAX_FILE_BYTES), // D-ATT-1
+  file: () => uploadTooLarge(), // D-ATT-1
   thumbnail: () =>
     errors.invalidThumbnail(`The thumbnail is larger than ${MAX_CLIENT_THUMBNAIL_BYTES} bytes`), // D-ATT-2
 };
@@ -68,11 +71,11 @@ function asClientError(err: unknown): unknown {
 /**
  * Reads POST /api/notes/{id}/attachments: the `file` and `thumbnail` parts go to files in the
  * given directory, anything else is skipped. Nothing larger than one part's chunk is held in
- * memory, and a declared Content-Length beyond what the limits allow is refused before reading.
+ * memory. (A declared Content-Length beyond MAX_UPLOAD_BYTES never gets here: it is the route's
+ * bodyLimit, refused before the request is authenticated.)
  */
 export function receiveMultipart(request: FastifyRequest): ReceiveUpload {
   return async (directory) => {
-    if (Number(request.headers['content-length']) > MAX_UPLOAD_BYTES) throw TOO_LARGE.file();
     const upload: ReceivedUpload = {};
     try {
       for await (const part of request.parts({ limits: MULTIPART_LIMITS })) {

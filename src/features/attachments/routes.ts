@@ -1,9 +1,9 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses, IdParams, Success, withHeaders } from '../../http/schemas.js';
+import { errorResponses, NoteIdParams, Success, withHeaders } from '../../http/schemas.js';
 import { sendStoredFile } from './download.js';
-import { MULTIPART_LIMITS, receiveMultipart } from './multipart.js';
+import { MAX_UPLOAD_BYTES, MULTIPART_LIMITS, receiveMultipart, uploadTooLarge } from './multipart.js';
 import {
   AttachmentList,
   DeleteAttachmentQuery,
@@ -31,7 +31,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'List a note’s attachments; with attachmentId send its file, with thumb=1 its thumbnail',
-        params: IdParams,
+        params: NoteIdParams,
         querystring: GetAttachmentsQuery,
         response: {
           200: withHeaders(
@@ -61,15 +61,14 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Attach an image (multipart `file`, at most 10 MiB; optional WebP `thumbnail`)',
-        params: IdParams,
+        params: NoteIdParams,
         body: UploadBody,
         response: { 201: { $ref: 'Attachment' }, ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
-      // An answer given before the whole body arrived (413, 404...) closes the connection, so
-      // the rest of an upload is neither read nor left in the way of the next request.
-      onSend: async (request, reply) => {
-        if (!request.raw.complete) reply.header('connection', 'close');
-      },
+      // The whole form; a larger declared Content-Length is refused before anything is read,
+      // and a refusal given before the form was read waits for it up to this (src/http/requestBody.ts).
+      bodyLimit: MAX_UPLOAD_BYTES,
+      config: { bodyTooLarge: uploadTooLarge },
     },
     async (request, reply) => {
       const attachment = await attachments.add(
@@ -87,7 +86,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Remove an attachment and its files',
-        params: IdParams,
+        params: NoteIdParams,
         querystring: DeleteAttachmentQuery,
         response: { 200: Success, ...errorResponses(400, 401, 403, 404) },
       },

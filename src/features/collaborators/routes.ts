@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses, IdParams, Success } from '../../http/schemas.js';
+import { errorResponses, NoteIdParams, Success } from '../../http/schemas.js';
 import { AddCollaboratorBody, CollaboratorList, RemoveCollaboratorQuery } from './schemas.js';
 
 export const collaboratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -13,7 +13,7 @@ export const collaboratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: "List a note's collaborators (owner or collaborator)",
-        params: IdParams,
+        params: NoteIdParams,
         response: { 200: CollaboratorList, ...errorResponses(400, 401, 404) },
       },
     },
@@ -26,7 +26,7 @@ export const collaboratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Share a note with a user (owner only); answers the full list',
-        params: IdParams,
+        params: NoteIdParams,
         body: AddCollaboratorBody,
         response: { 201: CollaboratorList, ...errorResponses(400, 401, 403, 404, 409, 413) },
       },
@@ -41,7 +41,7 @@ export const collaboratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Remove a collaborator (owner), or leave the note with userId=self (collaborator)',
-        params: IdParams,
+        params: NoteIdParams,
         querystring: RemoveCollaboratorQuery,
         response: { 200: Success, ...errorResponses(400, 401, 403, 404) },
       },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../http/auth.js';
 import { sendJsonArray } from '../../http/jsonArray.js';
-import { errorResponses, IdParams, Success, withHeaders } from '../../http/schemas.js';
+import { errorResponses, NoteIdParams, Success, withHeaders } from '../../http/schemas.js';
 import { IfMatchHeaders, ListNotesQuery, NoteETag, NoteInput, NoteList } from './schemas.js';
 import { parseIfMatch } from './service.js';
 
@@ -48,7 +48,7 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Get a note; the ETag is its version',
-        params: IdParams,
+        params: NoteIdParams,
         response: { 200: NoteRef, ...errorResponses(400, 401, 404) },
       },
     },
@@ -64,7 +64,7 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Change some fields; with If-Match, only if the version still matches',
-        params: IdParams,
+        params: NoteIdParams,
         headers: IfMatchHeaders,
         body: NoteInput,
         response: { 200: NoteRef, ...errorResponses(400, 401, 403, 404, 412, 413) },
@@ -83,7 +83,7 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Delete a note permanently (owner only)',
-        params: IdParams,
+        params: NoteIdParams,
         headers: IfMatchHeaders,
         response: { 200: Success, ...errorResponses(400, 401, 403, 404, 412) },
       },

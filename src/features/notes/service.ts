@@ -290,8 +290,12 @@ export async function deleteNotesForGood(
   return store.deleteNotes(db, notes);
 }
 
+/**
+ * The version `If-Match` asks for (D-NOTE-3); undefined for none, and for `*`, which matches any
+ * current version (RFC 9110 §13.1.1): the note must exist, which every write checks anyway.
+ */
 export function parseIfMatch(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
+  if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
   if (!match) throw errors.invalidIfMatch();
   return Number(match[1]);

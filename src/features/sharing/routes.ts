@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, requestOrigin } from '../../http/auth.js';
-import { errorResponses, IdParams, withHeaders } from '../../http/schemas.js';
+import { errorResponses, NoteIdParams, withHeaders } from '../../http/schemas.js';
 import { sendStoredFile } from '../attachments/download.js';
 import { FileETag, ImageBinary } from '../attachments/schemas.js';
 import { PAGE_CSP_DIRECTIVES, renderNoticePage, renderSharedNotePage } from './page.js';
@@ -44,7 +44,7 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Publish the note read-only; returns the existing link if it has one (owner only)',
-        params: IdParams,
+        params: NoteIdParams,
         response: { 201: { $ref: 'ShareLink' }, ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -61,7 +61,7 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Turn the public link off; 204 also when there was none (owner only)',
-        params: IdParams,
+        params: NoteIdParams,
         response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
       },
     },

@@ -9,6 +9,19 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { users } = app.services;
   const tags = ['users'];
 
+  // By session or API key (D-KEY-2: reading your own profile is not account management).
+  app.get(
+    '/api/users/me',
+    {
+      schema: {
+        tags,
+        summary: 'Your profile: who this session or API key acts as',
+        response: { 200: Type.Ref('UserProfile'), ...errorResponses(401) },
+      },
+    },
+    async (request) => users.me(actorOf(request)),
+  );
+
   app.patch(
     '/api/users/me',
     {

@@ -36,6 +36,12 @@ function displayName(value: string): string {
   return trimmed;
 }
 
+/** The caller's own row; gone only when the user was removed while the request ran. */
+function profileOf(user: UserRow | undefined): UserProfile {
+  if (!user) throw errors.unauthenticated();
+  return userProfile(user);
+}
+
 export function createUsersService({
   db,
   clock,
@@ -48,6 +54,11 @@ export function createUsersService({
   passwords: PasswordHasher;
 }) {
   return {
+    /** GET /api/users/me: the caller's profile, by session or API key (D-KEY-2). */
+    async me(actor: Actor): Promise<UserProfile> {
+      return profileOf(await store.findUserById(db, actor.userId));
+    },
+
     /** PATCH /api/users/me (D-AUTH-6). */
     async updateMe(actor: Actor, input: { email?: string; displayName?: string }): Promise<UserProfile> {
       const patch: { email?: string; display_name?: string } = {};
@@ -60,8 +71,7 @@ export function createUsersService({
         if (Object.keys(patch).length === 0) return store.findUserById(trx, actor.userId);
         return store.updateUser(trx, actor.userId, patch);
       });
-      if (!updated) throw errors.unauthenticated();
-      return userProfile(updated);
+      return profileOf(updated);
     },
 
     /** POST /api/users: the owner adds a user; there is no self-registration (D-AUTH-2). */
