@@ -35,6 +35,7 @@ import { createSearchService } from './features/search/service.js';
 import { sharingRoutes } from './features/sharing/routes.js';
 import { PublicAttachment, SharedNote, ShareLink } from './features/sharing/schemas.js';
 import { createSharingService } from './features/sharing/service.js';
+import { type StorageQuota, storageQuota } from './features/storage/service.js';
 import { syncRoutes } from './features/sync/routes.js';
 import { createSyncService } from './features/sync/service.js';
 import { tagRoutes } from './features/tags/routes.js';
@@ -52,12 +53,20 @@ import { APP_VERSION } from './version.js';
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export function buildServices(deps: { db: Db; clock: Clock; config: Config; log: Logger }) {
+export function buildServices(deps: {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+  quota: StorageQuota;
+}) {
   const attachments = createAttachmentsService({
     db: deps.db,
     clock: deps.clock,
     storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
     uploadDir: path.join(deps.config.dataDir, 'uploads'),
+    maxImagePixels: deps.config.maxImagePixels,
+    quota: deps.quota,
     log: deps.log,
   });
   const notes = createNotesService({
@@ -122,7 +131,11 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const database = await openDatabase(config.dataDir, { onQuery: options.onQuery });
+  const quota = storageQuota(config.storageQuotaBytes);
+  const database = await openDatabase(config.dataDir, {
+    onQuery: options.onQuery,
+    storageGrew: (_userId, bytes) => quota.check(bytes),
+  });
   const clock = options.clock ?? new MonotonicClock(await newestUpdate(database.db));
 
   const app = Fastify({
@@ -136,7 +149,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
-  app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log }));
+  app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log, quota }));
   app.addHook('onClose', async () => database.close());
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.

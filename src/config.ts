@@ -12,6 +12,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Days a trashed note is kept before it is deleted for good; 0 keeps it forever (D-NOTE-4). */
   trashRetentionDays: number;
+  /** Images (and client thumbnails) with more pixels are refused before decoding (413 image_too_large). */
+  maxImagePixels: number;
+  /** Bytes of notes text and attachments each user may own; null: no quota (413 quota_exceeded). */
+  storageQuotaBytes: number | null;
 }
 
 export class ConfigError extends Error {}
@@ -53,6 +57,16 @@ export const configVariables: Variable[] = [
     name: 'TRASH_RETENTION_DAYS',
     description: 'Days before trashed notes are deleted permanently; 0 keeps them forever',
     fallback: '30',
+  },
+  {
+    name: 'MAX_IMAGE_PIXELS',
+    description: 'Uploaded images with more pixels (width × height) are refused before decoding',
+    fallback: '40000000',
+  },
+  {
+    name: 'STORAGE_QUOTA_MB',
+    description: 'MiB of notes text and attachments each user may own; 0 means no quota',
+    fallback: '0',
   },
 ];
 
@@ -108,6 +122,8 @@ function parseTrustProxy(raw: string): Config['trustProxy'] {
   return entries;
 }
 
+const quotaBytes = (megabytes: number) => (megabytes === 0 ? null : megabytes * 1024 * 1024);
+
 /** Reads and validates the environment; throws ConfigError with a message fit for a person. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').toLowerCase();
@@ -126,5 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY ?? 'false'),
     logLevel: logLevel as Config['logLevel'],
     trashRetentionDays: integer('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS ?? '30', 0, 36500),
+    maxImagePixels: integer('MAX_IMAGE_PIXELS', env.MAX_IMAGE_PIXELS ?? '40000000', 1, 1_000_000_000),
+    storageQuotaBytes: quotaBytes(integer('STORAGE_QUOTA_MB', env.STORAGE_QUOTA_MB ?? '0', 0, 1_000_000_000)),
   };
 }

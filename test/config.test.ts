@@ -16,6 +16,8 @@ describe('configuration (D-OPS-1)', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trashRetentionDays, 30);
+    assert.equal(config.maxImagePixels, 40_000_000);
+    assert.equal(config.storageQuotaBytes, null);
   });
 
   it('reads every variable', () => {
@@ -27,6 +29,8 @@ describe('configuration (D-OPS-1)', () => {
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       LOG_LEVEL: 'WARN',
       TRASH_RETENTION_DAYS: '0',
+      MAX_IMAGE_PIXELS: '1000000',
+      STORAGE_QUOTA_MB: '512',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -36,7 +40,10 @@ describe('configuration (D-OPS-1)', () => {
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       logLevel: 'warn',
       trashRetentionDays: 0,
+      maxImagePixels: 1_000_000,
+      storageQuotaBytes: 512 * 1024 * 1024,
     });
+    assert.equal(loadConfig({ STORAGE_QUOTA_MB: '0' }).storageQuotaBytes, null);
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
   });
@@ -52,6 +59,10 @@ describe('configuration (D-OPS-1)', () => {
       { TRUST_PROXY: 'yes please' },
       { TRASH_RETENTION_DAYS: '1.5' },
       { DATA_DIR: '' },
+      { MAX_IMAGE_PIXELS: '0' },
+      { MAX_IMAGE_PIXELS: '40e6' },
+      { STORAGE_QUOTA_MB: '-1' },
+      { STORAGE_QUOTA_MB: '1GB' },
     ];
     for (const env of bad) {
       const [name] = Object.keys(env);
@@ -70,6 +81,8 @@ describe('configuration (D-OPS-1)', () => {
       'TRUST_PROXY',
       'LOG_LEVEL',
       'TRASH_RETENTION_DAYS',
+      'MAX_IMAGE_PIXELS',
+      'STORAGE_QUOTA_MB',
     ]) {
       assert.ok(result.stdout.includes(name), name);
     }
