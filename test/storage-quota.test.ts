@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import sharp from 'sharp';
+import { migrations } from '../src/db/migrations/index.js';
 import { createUserClient, ownerClientFor, setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
 import { uploadImage } from './helpers/uploads.js';
 
 // STORAGE_QUOTA_MB=1: each user may own 1,048,576 bytes of note text and attachments.
@@ -191,6 +195,48 @@ describe('Storage quota lowered below what a user already has', () => {
       await create(again, { content: text(500_000) });
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('Migration 0008 (storage usage)', () => {
+  it('counts the notes and attachments stored before it, each against its owner', async () => {
+    const dataDir = tempDataDir();
+    const db = new Kysely<any>({
+      dialect: new SqliteDialect({ database: new SQLite(path.join(dataDir, 'notes.db')) }),
+    });
+    const before0008 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0008'));
+    const migrated = await new Migrator({
+      db,
+      provider: { getMigrations: async () => before0008 },
+    }).migrateToLatest();
+    assert.equal(migrated.error, undefined);
+    await sql`
+      INSERT INTO users (id, email, display_name, password_hash, is_owner, created_at)
+      VALUES (1, '', 'Owner', 'x', 1, 0), (2, 'b@example.com', 'B', 'x', 0, 0), (3, 'c@example.com', 'C', 'x', 0, 0)`.execute(
+      db,
+    );
+    const note = (id: string, owner: number, title: string, content: string) =>
+      sql`INSERT INTO notes (id, owner_id, title, content, color, pinned, archived, trashed, checklist_mode,
+            sort_order, created_at, updated_at, version)
+          VALUES (${id}, ${owner}, ${title}, ${content}, 'default', 0, 0, 0, 0, 0, 0, 0, 1)`.execute(db);
+    await note('n1', 1, 'héllo', 'abc'); // 6 + 3 bytes
+    await note('n2', 1, '', 'x'.repeat(1000));
+    await note('n3', 2, 'b', '');
+    await sql`INSERT INTO attachments (id, note_id, filename, mime_type, size, thumbnail_path, created_at, sha256)
+              VALUES ('a1', 'n2', 'a.png', 'image/png', 5000, NULL, 0, '')`.execute(db);
+    await db.destroy();
+
+    const server = await startServer({ dataDir });
+    try {
+      const usage = await server.app.db.selectFrom('storage_usage').selectAll().orderBy('user_id').execute();
+      assert.deepEqual(usage, [
+        { user_id: 1, bytes: 9 + 1000 + 5000 },
+        { user_id: 2, bytes: 1 },
+        { user_id: 3, bytes: 0 },
+      ]);
+    } finally {
+      await server.close();
     }
   });
 });
