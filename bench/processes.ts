@@ -31,6 +31,11 @@ function peakRssMb(pid: number): number {
   return Number(match[1]) / 1024;
 }
 
+/** Resets the process's peak RSS to its current RSS (Linux: 5 > /proc/<pid>/clear_refs). */
+export function resetPeakRss(pid: number): void {
+  fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
 async function waitUntilReady(child: ChildProcess, url: string, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {

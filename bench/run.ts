@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { type AbuseRow, abuseTable, runAbuse } from './abuse.js';
 import { type LoadOptions, measure } from './load.js';
 import { type ServerProcess, startProcess } from './processes.js';
 import {
@@ -225,7 +226,12 @@ async function main(): Promise<number> {
       },
     );
   }
-  console.log(`${scenarioTable(rows)}\n\n${processTable(processes)}`);
+  const abuse: AbuseRow[] =
+    !args.only || 'abuse'.includes(args.only)
+      ? await runAbuse({ quick: args.quick, mainJs: path.join(root, 'dist', 'main.js'), workDir, log })
+      : [];
+  const abuseSection = abuse.length > 0 ? `\n\n${abuseTable(abuse)}` : '';
+  console.log(`${scenarioTable(rows)}\n\n${processTable(processes)}${abuseSection}`);
 
   if (!args.quick && !args.only) {
     const info: RunInfo = {
@@ -238,7 +244,10 @@ async function main(): Promise<number> {
         `Load average when the run started: ${loadAtStart.map((l) => l.toFixed(2)).join(', ')} (1, 5, 15 min); other work on the machine shows up here.`,
       ],
     };
-    writeResults(path.join(root, 'docs', 'benchmarks.md'), resultsSection(info, rows, processes));
+    writeResults(
+      path.join(root, 'docs', 'benchmarks.md'),
+      `${resultsSection(info, rows, processes)}${abuseSection}`,
+    );
     log('wrote docs/benchmarks.md');
   }
   const failed = rows.filter((r) => r.result.failures.length > 0 || (r.ceiling?.failures.length ?? 0) > 0);
@@ -246,7 +255,10 @@ async function main(): Promise<number> {
     const failures = [...row.result.failures, ...(row.ceiling?.failures.map((f) => `ceiling: ${f}`) ?? [])];
     log(`FAILED: ${row.scenario.name}: ${failures.join(', ')}`);
   }
-  return failed.length > 0 ? 1 : 0;
+  for (const row of abuse) {
+    for (const failure of row.failures) log(`FAILED: ${row.name}: ${failure}`);
+  }
+  return failed.length > 0 || abuse.some((row) => row.failures.length > 0) ? 1 : 0;
 }
 
 try {

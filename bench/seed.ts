@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import type { NoteColor, NoteInput } from '../src/features/notes/schemas.js';
 import { insertNote, pickNoteFields } from '../src/features/notes/service.js';
+import { storageQuota } from '../src/features/storage/service.js';
 import { findOwner } from '../src/features/users/store.js';
 import { type CorpusNote, generateCorpus } from './corpus.js';
 
@@ -71,6 +72,7 @@ export async function seedDataDir(dataDir: string, options: SeedOptions): Promis
     clock,
     config,
     log: { warn: (details, message) => console.warn(message, details) },
+    quota: storageQuota(null),
   });
   const activeIds: string[] = [];
   const imageNoteIds: string[] = [];

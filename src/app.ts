@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
-import { type Db, openDatabase } from './db/connection.js';
+import { type DatabaseOptions, type Db, openDatabase } from './db/connection.js';
 import { errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
@@ -37,6 +37,7 @@ import { createSearchService } from './features/search/service.js';
 import { sharingRoutes } from './features/sharing/routes.js';
 import { PublicAttachment, SharedNote, ShareLink } from './features/sharing/schemas.js';
 import { createSharingService } from './features/sharing/service.js';
+import { type StorageQuota, storageQuota } from './features/storage/service.js';
 import { syncRoutes } from './features/sync/routes.js';
 import { createSyncService } from './features/sync/service.js';
 import { tagRoutes } from './features/tags/routes.js';
@@ -67,6 +68,7 @@ export function buildServices(deps: {
   log: Logger;
   /** scrypt cost for new password hashes; the production cost (D-AUTH-7) unless a test lowers it. */
   passwordCost?: ScryptCost;
+  quota: StorageQuota;
 }) {
   const passwords = createPasswordHasher(deps.passwordCost);
   const attachments = createAttachmentsService({
@@ -74,6 +76,8 @@ export function buildServices(deps: {
     clock: deps.clock,
     storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
     uploadDir: path.join(deps.config.dataDir, 'uploads'),
+    maxImagePixels: deps.config.maxImagePixels,
+    quota: deps.quota,
     log: deps.log,
   });
   const notes = createNotesService({
@@ -139,6 +143,19 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
   };
 }
 
+/**
+ * DATA_DIR's database with the storage quota enforced inside its writes: how the server and
+ * the commands open it.
+ */
+export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQuery']) {
+  const quota = storageQuota(config.storageQuotaBytes);
+  const database = await openDatabase(config.dataDir, {
+    onQuery,
+    storageGrew: (_userId, bytes) => quota.check(bytes),
+  });
+  return { database, quota };
+}
+
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const metrics = config.metrics ? createMetrics() : undefined;
@@ -149,7 +166,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           metrics?.observeQuery(durationMs);
         }
       : undefined;
-  const database = await openDatabase(config.dataDir, { onQuery });
+  const { database, quota } = await openDataDir(config, onQuery);
   const clock = options.clock ?? new MonotonicClock(await newestUpdate(database.db));
 
   const app = Fastify({
@@ -168,7 +185,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('appConfig', config);
   app.decorate(
     'services',
-    buildServices({ db: database.db, clock, config, log: app.log, passwordCost: options.passwordCost }),
+    buildServices({
+      db: database.db,
+      clock,
+      config,
+      log: app.log,
+      passwordCost: options.passwordCost,
+      quota,
+    }),
   );
   app.addHook('onClose', async () => database.close());
 

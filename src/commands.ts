@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
-import { buildServices } from './app.js';
+import { buildServices, openDataDir } from './app.js';
 import { MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { randomToken } from './crypto.js';
-import { openDatabase } from './db/connection.js';
 import { AppError } from './errors.js';
 import { newestUpdate } from './features/notes/store.js';
 
@@ -45,11 +44,11 @@ async function withServices<T>(
   config: Config,
   work: (services: ReturnType<typeof buildServices>) => Promise<T>,
 ): Promise<T> {
-  const database = await openDatabase(config.dataDir);
+  const { database, quota } = await openDataDir(config);
   try {
     const log = { warn: (details: object, message: string) => console.warn(message, details) };
     const clock = new MonotonicClock(await newestUpdate(database.db));
-    return await work(buildServices({ db: database.db, clock, config, log }));
+    return await work(buildServices({ db: database.db, clock, config, log, quota }));
   } finally {
     await database.close();
   }

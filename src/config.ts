@@ -18,6 +18,10 @@ export interface Config {
   metricsToken: string | null;
   /** Browser origins allowed to call the API with an API key (CORS); cookies never cross. */
   corsOrigins: string[];
+  /** Images (and client thumbnails) with more pixels are refused before decoding (413 image_too_large). */
+  maxImagePixels: number;
+  /** Bytes of notes text and attachments each user may own; null: no quota (413 quota_exceeded). */
+  storageQuotaBytes: number | null;
 }
 
 export class ConfigError extends Error {}
@@ -107,6 +111,23 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
     fallback: '',
     fallbackText: 'none',
     parse: parseCorsOrigins,
+  },
+  maxImagePixels: {
+    name: 'MAX_IMAGE_PIXELS',
+    description:
+      'Uploaded images with more pixels (width × height) are refused before decoding (413 `image_too_large`)',
+    fallback: '40000000',
+    parse: (raw, name) => integer(name, raw, 1, 1_000_000_000),
+  },
+  storageQuotaBytes: {
+    name: 'STORAGE_QUOTA_MB',
+    description:
+      'MiB of notes text and attachments each user may own; `0` means no quota (413 `quota_exceeded`)',
+    fallback: '0',
+    parse: (raw, name) => {
+      const mebibytes = integer(name, raw, 0, 1_000_000_000);
+      return mebibytes === 0 ? null : mebibytes * 1024 * 1024;
+    },
   },
 };
 

@@ -55,6 +55,11 @@ export const ERROR_CODES = {
     'The body is over its limit: 2 MiB of JSON, 16 MiB for `POST /api/sync` (see Request bodies)',
   ],
   file_too_large: [413, 'The upload is over 10 MiB'],
+  quota_exceeded: [413, "The note owner's storage quota (STORAGE_QUOTA_MB) is used up; nothing was written"],
+  image_too_large: [
+    413,
+    'The image (or client thumbnail) has more pixels than MAX_IMAGE_PIXELS; nothing was decoded',
+  ],
   unsupported_media_type: [415, 'The body has a type the endpoint does not take'],
   rate_limited: [429, 'Too many requests; `Retry-After` says when to try again'],
   internal_error: [500, 'Something went wrong on the server (it is logged, never sent)'],
@@ -142,6 +147,13 @@ export const errors = {
   versionMismatch: (current: number) =>
     new AppError('version_mismatch', `The note has changed; its current version is ${current}`),
   payloadTooLarge: () => new AppError('payload_too_large', PAYLOAD_TOO_LARGE_MESSAGE),
+  quotaExceeded: (quotaBytes: number) =>
+    new AppError(
+      'quota_exceeded',
+      `The note owner's storage quota of ${quotaBytes / 1048576} MiB is used up; delete notes, text or attachments to make room`,
+    ),
+  imageTooLarge: (maxPixels: number) =>
+    new AppError('image_too_large', `The image has more than ${maxPixels} pixels`),
   fileTooLarge: (limitBytes: number) =>
     new AppError(
       'file_too_large',

@@ -5,7 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import sharp from 'sharp';
+import { DECODES_AT_ONCE } from '../src/features/attachments/images.js';
 import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { declaredPng } from './helpers/pngBomb.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
 
 const MiB = 1024 * 1024;
@@ -691,3 +693,95 @@ async function setupOwnerAgain(server: TestServer): Promise<TestClient> {
   assert.equal(response.status, 200);
   return client;
 }
+
+describe('Decode bombs: images over the pixel limit are refused undecoded', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  // 40,000 pixels here, so that real images show the limit; the default is 40 megapixels.
+  useServer(
+    (started, signedIn) => {
+      server = started;
+      owner = signedIn;
+    },
+    { env: { MAX_IMAGE_PIXELS: '40000' } },
+  );
+
+  function assertImageTooLarge(response: { status: number; body: any }) {
+    assert.equal(response.status, 413);
+    assert.deepEqual(response.body, {
+      statusCode: 413,
+      error: 'Payload Too Large',
+      code: 'image_too_large',
+      message: 'The image has more than 40000 pixels',
+    });
+  }
+
+  it('accepts an image of exactly MAX_IMAGE_PIXELS and refuses one pixel column more, storing nothing', async () => {
+    const note = await newNote(owner);
+    await attach(owner, note.id, await image('png', 200, 200));
+    const before = storedFiles(server);
+    assertImageTooLarge(await upload(owner, note.id, { file: { data: await image('png', 201, 200) } }));
+    assert.deepEqual(storedFiles(server), before);
+    assert.deepEqual(leftoverUploads(server), []);
+    assert.equal((await owner.get(`/api/notes/${note.id}`)).body.version, 2);
+  });
+
+  it('refuses a 2 kB PNG declaring 16383×16383 interlaced 16-bit pixels from its header', async () => {
+    const note = await newNote(owner);
+    const bomb = declaredPng(16383, 16383);
+    assert.ok(bomb.length < 2048);
+    assertImageTooLarge(await upload(owner, note.id, { file: { data: bomb, name: 'bomb.png' } }));
+  });
+
+  it('refuses a client thumbnail over the limit with 413, whatever its format', async () => {
+    const note = await newNote(owner);
+    const response = await upload(owner, note.id, {
+      file: { data: await image('jpeg', 100, 100), name: 'a.jpg' },
+      thumbnail: { data: declaredPng(16383, 16383), name: 'thumb.webp' },
+    });
+    assertImageTooLarge(response);
+    assert.equal((await owner.get(`/api/notes/${note.id}`)).body.version, 1);
+  });
+});
+
+describe('Decode bombs under the default limit of 40 megapixels', () => {
+  let owner: TestClient;
+  useServer((_server, signedIn) => {
+    owner = signedIn;
+  });
+
+  it('refuses 6400×6400 (41 megapixels) with 413 image_too_large', async () => {
+    const note = await newNote(owner);
+    const response = await upload(owner, note.id, {
+      file: { data: declaredPng(6400, 6400), name: 'big.png' },
+    });
+    assert.equal(response.status, 413);
+    assert.equal(response.body.code, 'image_too_large');
+  });
+
+  it(`decodes at most ${DECODES_AT_ONCE} images at once, however many uploads arrive together`, async () => {
+    const note = await newNote(owner);
+    const png = await sharp({ create: { width: 1500, height: 1500, channels: 3, background: '#3a7' } })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+    let mostAtOnce = 0;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        mostAtOnce = Math.max(mostAtOnce, sharp.counters().process);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => upload(owner, note.id, { file: { data: png, name: 'p.png' } })),
+    );
+    watching = false;
+    await watch;
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      Array(6).fill(201),
+    );
+    assert.ok(mostAtOnce >= 1, 'the watcher saw no decode at all');
+    assert.ok(mostAtOnce <= DECODES_AT_ONCE, `${mostAtOnce} images were decoded at once`);
+  });
+});

@@ -18,6 +18,8 @@ describe('configuration (D-OPS-1)', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trashRetentionDays, 30);
     assert.deepEqual(config.corsOrigins, []);
+    assert.equal(config.maxImagePixels, 40_000_000);
+    assert.equal(config.storageQuotaBytes, null);
   });
 
   it('reads every variable', () => {
@@ -30,6 +32,8 @@ describe('configuration (D-OPS-1)', () => {
       LOG_LEVEL: 'WARN',
       TRASH_RETENTION_DAYS: '0',
       CORS_ORIGINS: ' https://App.example.com/, http://localhost:80 ,chrome-extension://abcdefgh,',
+      MAX_IMAGE_PIXELS: '1000000',
+      STORAGE_QUOTA_MB: '512',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -43,7 +47,10 @@ describe('configuration (D-OPS-1)', () => {
       metricsToken: null,
       // As browsers send Origin: lower case, no trailing slash, no default port.
       corsOrigins: ['https://app.example.com', 'http://localhost', 'chrome-extension://abcdefgh'],
+      maxImagePixels: 1_000_000,
+      storageQuotaBytes: 512 * 1024 * 1024,
     });
+    assert.equal(loadConfig({ STORAGE_QUOTA_MB: '0' }).storageQuotaBytes, null);
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
   });
@@ -63,6 +70,10 @@ describe('configuration (D-OPS-1)', () => {
       { CORS_ORIGINS: 'https://app.example.com/path' },
       { CORS_ORIGINS: 'app.example.com' },
       { CORS_ORIGINS: 'https://ok.example.com, null' },
+      { MAX_IMAGE_PIXELS: '0' },
+      { MAX_IMAGE_PIXELS: '40e6' },
+      { STORAGE_QUOTA_MB: '-1' },
+      { STORAGE_QUOTA_MB: '1GB' },
     ];
     for (const env of bad) {
       const [name] = Object.keys(env);

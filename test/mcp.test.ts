@@ -652,3 +652,42 @@ describe('checklist and append rules shared by every path (contentEdits)', () =>
     assert.equal(appendText('a', 'b'), 'a\nb');
   });
 });
+
+describe('POST /api/mcp under a storage quota', () => {
+  let server: TestServer;
+  let client: Client;
+  before(async () => {
+    server = await startServer({ env: { STORAGE_QUOTA_MB: '1' } });
+    const owner = await setupOwner(server.url);
+    ({ client } = await connect(server.url, (await createApiKey(owner)).key));
+  });
+  after(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  it('refuses create_note and append_to_note past the quota as tool errors, storing nothing', async () => {
+    const noteIds: string[] = [];
+    for (const length of [900_000, 100_000]) {
+      const created = (await client.callTool({
+        name: 'create_note',
+        arguments: { content: 'q'.repeat(length) },
+      })) as CallToolResult;
+      assert.ok(!created.isError, JSON.stringify(created.content));
+      noteIds.push((created.structuredContent as Structured).note.id);
+    }
+    for (const [name, args] of [
+      ['create_note', { content: 'q'.repeat(50_000) }],
+      ['append_to_note', { id: noteIds[1], text: 'q'.repeat(50_000) }],
+    ] as const) {
+      const refused = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      assert.equal(refused.isError, true, name);
+      assert.match((refused.content[0] as { text: string }).text, /storage quota .* \(quota_exceeded\)$/);
+    }
+    const listed = (await client.callTool({ name: 'list_notes', arguments: {} })) as CallToolResult;
+    assert.deepEqual(
+      (listed.structuredContent as Structured).notes.map((n: { id: string; version: number }) => n.version),
+      [1, 1],
+    );
+  });
+});

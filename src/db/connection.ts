@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fileModes.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -17,12 +18,21 @@ export interface OpenDatabase {
 export interface DatabaseOptions {
   /** Called with the SQL and duration of every statement run (tests count queries, metrics time them). */
   onQuery?: (sql: string, durationMs: number) => void;
+  /**
+   * Called by the storage_usage triggers (migration 0008) inside every write that grows a
+   * user's stored bytes, with the new total; throwing refuses the write (the storage quota).
+   * better-sqlite3 rethrows the very error thrown here, so it reaches the caller unchanged.
+   */
+  storageGrew?: (userId: number, bytes: number) => void;
 }
 
 /** Opens (creating if needed) DATA_DIR/notes.db in WAL mode with foreign keys on (D-OPS-3). */
 export async function openDatabase(dataDir: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const sqlite = new SQLite(path.join(dataDir, 'notes.db'));
+  fs.mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const file = path.join(dataDir, 'notes.db');
+  // SQLite would create the file 0644; it gives -wal and -shm the mode of the database file.
+  fs.closeSync(fs.openSync(file, 'a', PRIVATE_FILE_MODE));
+  const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
@@ -31,7 +41,11 @@ export async function openDatabase(dataDir: string, options: DatabaseOptions = {
   sqlite.function('fold_case', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value,
   );
-  const { onQuery } = options;
+  const { onQuery, storageGrew } = options;
+  sqlite.function('storage_grew', { deterministic: false }, (userId: unknown, bytes: unknown) => {
+    storageGrew?.(Number(userId), Number(bytes));
+    return null;
+  });
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),

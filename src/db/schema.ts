@@ -75,6 +75,14 @@ export interface AttachmentsTable {
   created_at: number;
   /** SHA-256 (hex) of the file's bytes; its ETag (D-ATT-4). */
   sha256: string;
+  /** Bytes of the stored thumbnail, counted in the owner's storage usage (migration 0008). */
+  thumbnail_size: Generated<number>;
+}
+
+/** Bytes each user's notes and attachments take, kept by triggers (migration 0008). */
+export interface StorageUsageTable {
+  user_id: number;
+  bytes: number;
 }
 
 export interface ApiKeysTable {
@@ -117,4 +125,5 @@ export interface Database {
   api_keys: ApiKeysTable;
   mcp_sessions: McpSessionsTable;
   share_links: ShareLinksTable;
+  storage_usage: StorageUsageTable;
 }

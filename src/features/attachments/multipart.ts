@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../errors.js';
+import { PRIVATE_FILE_MODE } from '../../fileModes.js';
 import { MAX_CLIENT_THUMBNAIL_BYTES, MAX_FILE_BYTES } from './images.js';
 import type { ReceivedFile, ReceivedUpload, ReceiveUpload } from './service.js';
 
@@ -53,7 +54,7 @@ async function saveLimited(
         yield chunk;
       }
     },
-    createWriteStream(target, { flags: 'wx' }),
+    createWriteStream(target, { flags: 'wx', mode: PRIVATE_FILE_MODE }),
   );
   return { path: target, size, sha256: hash.digest('hex') };
 }

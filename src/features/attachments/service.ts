@@ -6,11 +6,13 @@ import type { Actor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fileModes.js';
 import type { Logger } from '../../logger.js';
 import { requireNoteAccess } from '../notes/permissions.js';
 import type { Attachment } from '../notes/schemas.js';
 import { attachmentView, bumpNoteVersion } from '../notes/service.js';
 import { type AttachmentRow, attachmentsByNote } from '../notes/store.js';
+import type { StorageQuota } from '../storage/service.js';
 import { sanitizeFilename, thumbnailFilename } from './filenames.js';
 import { checkClientThumbnail, readImage } from './images.js';
 import type { AttachmentStorage } from './storage.js';
@@ -47,6 +49,9 @@ export interface AttachmentsDeps {
   storage: AttachmentStorage;
   /** Where uploads are received before they are checked and moved into storage. */
   uploadDir: string;
+  /** Images and client thumbnails with more pixels are refused before decoding. */
+  maxImagePixels: number;
+  quota: StorageQuota;
   log: Logger;
 }
 
@@ -58,14 +63,15 @@ async function thumbnailFor(
   sent: ReceivedFile | undefined,
   generated: Buffer,
   workDir: string,
-): Promise<string> {
+  maxPixels: number,
+): Promise<{ path: string; size: number }> {
   if (sent) {
-    await checkClientThumbnail(sent.path, sent.size);
-    return sent.path;
+    await checkClientThumbnail(sent.path, sent.size, maxPixels);
+    return sent;
   }
   const file = path.join(workDir, 'thumbnail.webp');
-  await fs.writeFile(file, generated);
-  return file;
+  await fs.writeFile(file, generated, { mode: PRIVATE_FILE_MODE });
+  return { path: file, size: generated.length };
 }
 
 /** Every storage key an attachment row owns. */
@@ -128,20 +134,23 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
      * most files without a row, which the start-up sweep removes; never a row without a file.
      */
     async add(actor: Actor, noteId: string, receive: ReceiveUpload): Promise<Attachment> {
-      await requireNoteAccess(db, actor, noteId, 'edit');
-      await fs.mkdir(deps.uploadDir, { recursive: true });
+      const { note: target } = await requireNoteAccess(db, actor, noteId, 'edit');
+      // mkdtemp makes the work directory 0700 itself.
+      await fs.mkdir(deps.uploadDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const workDir = await fs.mkdtemp(path.join(deps.uploadDir, 'upload-'));
       try {
         const { file, thumbnail } = await receive(workDir);
         if (!file) throw errors.invalidFile('The multipart field `file` is missing');
-        const image = await readImage(file.path);
-        const thumbnailFile = await thumbnailFor(thumbnail, image.thumbnail, workDir);
+        // The quota is enforced when the row is written; this spares the decode of a refused upload.
+        await deps.quota.requireRoom(db, target.owner_id, file.size + (thumbnail?.size ?? 0));
+        const image = await readImage(file.path, deps.maxImagePixels);
+        const thumbnailFile = await thumbnailFor(thumbnail, image.thumbnail, workDir, deps.maxImagePixels);
 
         const id = randomUUID();
         const keys = [fileKey(id), thumbnailKey(id)];
         try {
           await storage.put(fileKey(id), file.path);
-          await storage.put(thumbnailKey(id), thumbnailFile);
+          await storage.put(thumbnailKey(id), thumbnailFile.path);
           const row = await db.transaction().execute(async (trx) => {
             // Again inside the transaction: the note may have gone while the body arrived.
             const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
@@ -155,6 +164,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
               thumbnail_path: thumbnailKey(id),
               created_at: now,
               sha256: file.sha256,
+              thumbnail_size: thumbnailFile.size,
             });
             await bumpNoteVersion(trx, note, now); // D-NOTE-3, D-ATT-5
             return inserted;

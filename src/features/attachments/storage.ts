@@ -2,6 +2,7 @@ import { constants, createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { PRIVATE_DIR_MODE } from '../../fileModes.js';
 
 /**
  * Where attachment bytes live. Deliberately small (put, get, delete, list) so that an
@@ -41,7 +42,8 @@ export class LocalDiskStorage implements AttachmentStorage {
   async put(key: string, localFile: string): Promise<void> {
     const target = this.pathOf(key);
     const directory = path.dirname(target);
-    await fs.mkdir(directory, { recursive: true });
+    // Files keep the mode they were received with (PRIVATE_FILE_MODE), through rename or copy.
+    await fs.mkdir(directory, { recursive: true, mode: PRIVATE_DIR_MODE });
     // Flush the bytes before the rename, then the directory entry after it, so that a crash
     // leaves either no file or the whole file under its final name (D-ATT-3).
     await syncFile(localFile);

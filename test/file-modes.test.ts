@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { setupOwner } from './helpers/client.js';
+import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
+import { uploadImage } from './helpers/uploads.js';
+
+const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
+
+describe('Files under DATA_DIR are readable by the server’s user only', () => {
+  let server: TestServer;
+  let parent: string;
+  let umask: number;
+
+  before(async () => {
+    // The usual umask, which alone would leave files 0644 and directories 0755.
+    umask = process.umask(0o022);
+    parent = tempDataDir();
+    server = await startServer({ dataDir: path.join(parent, 'data') });
+    const owner = await setupOwner(server.url);
+    const note = await owner.post('/api/notes', { title: 'Private' });
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#123' } })
+      .png()
+      .toBuffer();
+    assert.equal((await uploadImage(owner, note.body.id, png)).status, 201);
+  });
+  after(async () => {
+    await server?.close();
+    fs.rmSync(parent, { recursive: true, force: true });
+    process.umask(umask);
+  });
+
+  it('creates DATA_DIR, attachments/, uploads/ and their folders 0700', () => {
+    const { dataDir } = server;
+    const directories = [dataDir, 'attachments', 'attachments/files', 'attachments/thumbnails', 'uploads'];
+    for (const directory of directories) {
+      assert.equal(modeOf(path.resolve(dataDir, directory)).toString(8), '700', directory);
+    }
+  });
+
+  it('creates notes.db, its -wal and -shm, and attachment files 0600', () => {
+    const { dataDir } = server;
+    const attachments = path.join(dataDir, 'attachments');
+    const stored = ['files', 'thumbnails'].flatMap((folder) =>
+      fs.readdirSync(path.join(attachments, folder)).map((name) => path.join(attachments, folder, name)),
+    );
+    assert.equal(stored.length, 2);
+    const files = ['notes.db', 'notes.db-wal', 'notes.db-shm'].map((name) => path.join(dataDir, name));
+    for (const file of [...files, ...stored]) {
+      assert.equal(modeOf(file).toString(8), '600', path.relative(dataDir, file));
+    }
+  });
+});
