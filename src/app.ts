@@ -46,6 +46,7 @@ import { authPlugin } from './http/auth.js';
 import { registerErrorHandling } from './http/errorHandler.js';
 import { redactUrl } from './http/logging.js';
 import { ErrorBody, Success } from './http/schemas.js';
+import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
 import { APP_VERSION } from './version.js';
 
@@ -134,6 +135,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     routerOptions: { maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First of all hooks: a request for an unknown host reaches nothing else (DNS rebinding).
+  registerTrustedHosts(app, config);
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
   app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log }));

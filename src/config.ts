@@ -7,6 +7,12 @@ export interface Config {
   dataDir: string;
   /** Origin (scheme://host[:port]) used for share URLs and the cross-origin guard; null = the request's. */
   publicUrl: string | null;
+  /**
+   * Host names (lower case, `name` or `name:port`) requests may be addressed to, besides
+   * PUBLIC_URL's; empty with no PUBLIC_URL means loopback names and IP literals
+   * (docs/decisions/0007-trusted-hosts.md).
+   */
+  allowedHosts: string[];
   /** Passed to Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
   trustProxy: boolean | number | string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -38,6 +44,12 @@ export const configVariables: Variable[] = [
     name: 'PUBLIC_URL',
     description: 'External origin, e.g. https://notes.example.com; used in share links and origin checks',
     fallback: '(the request origin)',
+  },
+  {
+    name: 'ALLOWED_HOSTS',
+    description:
+      "Comma-separated host[:port] names the server answers to besides PUBLIC_URL's; unset with no PUBLIC_URL: localhost and IP addresses",
+    fallback: '(none)',
   },
   {
     name: 'TRUST_PROXY',
@@ -87,6 +99,25 @@ function parsePublicUrl(raw: string): string {
   return url.origin;
 }
 
+/** A DNS name or IPv4 address, or a bracketed IPv6 address, with an optional port. */
+const HOST_ENTRY =
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+function parseAllowedHosts(raw: string): string[] {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!HOST_ENTRY.test(entry)) {
+      throw new ConfigError(
+        `ALLOWED_HOSTS entry "${entry}" is not a host name like notes.example.com or notes.lan:8080`,
+      );
+    }
+  }
+  return entries;
+}
+
 function parseTrustProxy(raw: string): Config['trustProxy'] {
   const value = raw.trim().toLowerCase();
   if (value === '' || value === 'false' || value === '0') return false;
@@ -123,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     dataDir: path.resolve(dataDir),
     publicUrl: env.PUBLIC_URL ? parsePublicUrl(env.PUBLIC_URL) : null,
+    allowedHosts: parseAllowedHosts(env.ALLOWED_HOSTS ?? ''),
     trustProxy: parseTrustProxy(env.TRUST_PROXY ?? 'false'),
     logLevel: logLevel as Config['logLevel'],
     trashRetentionDays: integer('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS ?? '30', 0, 36500),

@@ -279,7 +279,10 @@ describe('cross-origin guard (D-AUTH-5)', () => {
   let server: TestServer;
   let owner: TestClient;
   before(async () => {
-    server = await startServer({ env: { PUBLIC_URL: 'https://notes.example.com' } });
+    // The test client talks to 127.0.0.1, which PUBLIC_URL alone would not let in (0007).
+    server = await startServer({
+      env: { PUBLIC_URL: 'https://notes.example.com', ALLOWED_HOSTS: '127.0.0.1' },
+    });
     owner = await setupOwner(server.url);
   });
   after(() => server.close());

@@ -13,6 +13,7 @@ describe('configuration (D-OPS-1)', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.dataDir, path.resolve('data'));
     assert.equal(config.publicUrl, null);
+    assert.deepEqual(config.allowedHosts, []);
     assert.equal(config.trustProxy, false);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trashRetentionDays, 30);
@@ -24,6 +25,7 @@ describe('configuration (D-OPS-1)', () => {
       HOST: '0.0.0.0',
       DATA_DIR: '/srv/notes',
       PUBLIC_URL: 'https://notes.example.com/ignored/path',
+      ALLOWED_HOSTS: ' Notes.LAN:8080, ,192.168.1.20,[::1]:3000 ',
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       LOG_LEVEL: 'WARN',
       TRASH_RETENTION_DAYS: '0',
@@ -33,6 +35,7 @@ describe('configuration (D-OPS-1)', () => {
       host: '0.0.0.0',
       dataDir: '/srv/notes',
       publicUrl: 'https://notes.example.com',
+      allowedHosts: ['notes.lan:8080', '192.168.1.20', '[::1]:3000'],
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       logLevel: 'warn',
       trashRetentionDays: 0,
@@ -49,6 +52,9 @@ describe('configuration (D-OPS-1)', () => {
       { LOG_LEVEL: 'loud' },
       { PUBLIC_URL: 'notes.example.com' },
       { PUBLIC_URL: 'ftp://notes.example.com' },
+      { ALLOWED_HOSTS: 'https://notes.example.com' },
+      { ALLOWED_HOSTS: 'notes.example.com/path' },
+      { ALLOWED_HOSTS: 'notes..example.com' },
       { TRUST_PROXY: 'yes please' },
       { TRASH_RETENTION_DAYS: '1.5' },
       { DATA_DIR: '' },
@@ -67,6 +73,7 @@ describe('configuration (D-OPS-1)', () => {
       'HOST',
       'DATA_DIR',
       'PUBLIC_URL',
+      'ALLOWED_HOSTS',
       'TRUST_PROXY',
       'LOG_LEVEL',
       'TRASH_RETENTION_DAYS',

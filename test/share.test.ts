@@ -579,7 +579,10 @@ describe('public sharing', () => {
 describe('share url with PUBLIC_URL', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ env: { PUBLIC_URL: 'https://notes.example.com' } });
+    // The test client talks to 127.0.0.1, which PUBLIC_URL alone would not let in (0007).
+    server = await startServer({
+      env: { PUBLIC_URL: 'https://notes.example.com', ALLOWED_HOSTS: '127.0.0.1' },
+    });
   });
   after(() => server.close());
 
