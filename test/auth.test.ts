@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { ManualClock, startLoggedServer, startServer, type TestServer } from './helpers/server.js';
 
 const DAY = 86_400_000;
 
@@ -342,21 +341,16 @@ describe('cross-origin guard (D-AUTH-5)', () => {
 
 describe('logs (D-OPS-4)', () => {
   it('never contain passwords, session tokens or cookies', async () => {
-    const stream = new PassThrough();
-    let output = '';
-    stream.on('data', (chunk) => {
-      output += chunk;
-    });
-    const server = await startServer({ logStream: stream, env: { LOG_LEVEL: 'trace' } });
+    const server = await startLoggedServer();
     const client = await setupOwner(server.url);
     await client.post('/api/auth/login', { password: OWNER_PASSWORD });
     await client.get('/api/notes', { headers: { authorization: 'Bearer nsk_secretsecret' } });
     await client.get('/api/shared/sharetokensecret');
     const token = client.cookies.get('session')!;
     await server.close();
-    assert.ok(output.includes('"reqId"'), 'logs carry a request id');
+    assert.ok(server.log().includes('"reqId"'), 'logs carry a request id');
     for (const secret of [OWNER_PASSWORD, token, 'nsk_secretsecret', 'sharetokensecret']) {
-      assert.ok(!output.includes(secret), `log contains ${secret}`);
+      assert.ok(!server.log().includes(secret), `log contains ${secret}`);
     }
   });
 });

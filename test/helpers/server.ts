@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
@@ -51,6 +52,17 @@ export async function startServer(
       if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A server logging everything (trace level) into `log()`, for tests of what reaches the log. */
+export async function startLoggedServer(): Promise<TestServer & { log(): string }> {
+  const stream = new PassThrough();
+  let output = '';
+  stream.on('data', (chunk) => {
+    output += chunk;
+  });
+  const server = await startServer({ logStream: stream, env: { LOG_LEVEL: 'trace' } });
+  return { ...server, log: () => output };
 }
 
 /** A clock the test moves by hand. */
