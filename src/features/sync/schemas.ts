@@ -9,6 +9,12 @@ export const SYNC_BODY_LIMIT = 16 * 1024 * 1024; // D-ERR-5
 const UnixMs = (description: string) =>
   Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
 
+/**
+ * The latest instant a JavaScript Date can hold (±8.64e15 ms, about the year 275760): a later
+ * change timestamp could not be written as the ISO date of a conflict copy (D-SYNC-8).
+ */
+export const MAX_CHANGE_TIMESTAMP = 8.64e15;
+
 export const SinceQuery = Type.Object({
   since: UnixMs('Pass the X-Sync-Time of your previous pull; 0 for everything'),
 });
@@ -25,7 +31,12 @@ export const SyncChange = Type.Object(
   {
     noteId: Uuid,
     operation: Type.Unsafe<SyncOperation>({ type: 'string', enum: [...SYNC_OPERATIONS] }),
-    timestamp: UnixMs('When the change was made on the device'),
+    timestamp: Type.Integer({
+      minimum: 0,
+      maximum: MAX_CHANGE_TIMESTAMP,
+      description:
+        'Unix ms when the change was made on the device; more than 5 minutes ahead of the server is stamped with the server’s time',
+    }),
     baseVersion: Type.Optional(
       Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Note version last seen' }),
     ),
