@@ -44,6 +44,7 @@ import { UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
 import { authPlugin } from './http/auth.js';
 import { registerErrorHandling } from './http/errorHandler.js';
+import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerTrustedHosts } from './http/trustedHosts.js';
@@ -144,6 +145,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
   app.removeContentTypeParser('text/plain');
+  registerJsonBodies(app);
   registerValidation(app);
   registerErrorHandling(app);
   for (const schema of [
