@@ -46,6 +46,7 @@ import { authPlugin } from './http/auth.js';
 import { registerErrorHandling } from './http/errorHandler.js';
 import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
+import { requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
@@ -134,6 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: JSON_BODY_LIMIT,
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: 200 },
+    ...requestTimeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // First of all hooks: a request for an unknown host reaches nothing else (DNS rebinding).

@@ -16,6 +16,11 @@ export interface Config {
   /** Passed to Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
   trustProxy: boolean | number | string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * Longest time a client may take to send a whole request, body included (slow uploads and
+   * trickling bodies are cut off with 408 after it).
+   */
+  requestTimeoutSeconds: number;
   /** Days a trashed note is kept before it is deleted for good; 0 keeps it forever (D-NOTE-4). */
   trashRetentionDays: number;
 }
@@ -60,6 +65,12 @@ export const configVariables: Variable[] = [
     name: 'LOG_LEVEL',
     description: 'fatal, error, warn, info, debug, trace or silent',
     fallback: 'info',
+  },
+  {
+    name: 'REQUEST_TIMEOUT_SECONDS',
+    description:
+      'Seconds a client may take to send a whole request, body included (a 10 MiB upload needs 280 kbit/s at 300); then 408',
+    fallback: '300',
   },
   {
     name: 'TRASH_RETENTION_DAYS',
@@ -157,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts: parseAllowedHosts(env.ALLOWED_HOSTS ?? ''),
     trustProxy: parseTrustProxy(env.TRUST_PROXY ?? 'false'),
     logLevel: logLevel as Config['logLevel'],
+    requestTimeoutSeconds: integer('REQUEST_TIMEOUT_SECONDS', env.REQUEST_TIMEOUT_SECONDS ?? '300', 1, 86400),
     trashRetentionDays: integer('TRASH_RETENTION_DAYS', env.TRASH_RETENTION_DAYS ?? '30', 0, 36500),
   };
 }

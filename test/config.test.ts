@@ -16,6 +16,7 @@ describe('configuration (D-OPS-1)', () => {
     assert.deepEqual(config.allowedHosts, []);
     assert.equal(config.trustProxy, false);
     assert.equal(config.logLevel, 'info');
+    assert.equal(config.requestTimeoutSeconds, 300);
     assert.equal(config.trashRetentionDays, 30);
   });
 
@@ -28,6 +29,7 @@ describe('configuration (D-OPS-1)', () => {
       ALLOWED_HOSTS: ' Notes.LAN:8080, ,192.168.1.20,[::1]:3000 ',
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       LOG_LEVEL: 'WARN',
+      REQUEST_TIMEOUT_SECONDS: '600',
       TRASH_RETENTION_DAYS: '0',
     });
     assert.deepEqual(config, {
@@ -38,6 +40,7 @@ describe('configuration (D-OPS-1)', () => {
       allowedHosts: ['notes.lan:8080', '192.168.1.20', '[::1]:3000'],
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       logLevel: 'warn',
+      requestTimeoutSeconds: 600,
       trashRetentionDays: 0,
     });
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
@@ -57,6 +60,8 @@ describe('configuration (D-OPS-1)', () => {
       { ALLOWED_HOSTS: 'notes..example.com' },
       { TRUST_PROXY: 'yes please' },
       { TRASH_RETENTION_DAYS: '1.5' },
+      { REQUEST_TIMEOUT_SECONDS: '0' },
+      { REQUEST_TIMEOUT_SECONDS: 'forever' },
       { DATA_DIR: '' },
     ];
     for (const env of bad) {
@@ -76,6 +81,7 @@ describe('configuration (D-OPS-1)', () => {
       'ALLOWED_HOSTS',
       'TRUST_PROXY',
       'LOG_LEVEL',
+      'REQUEST_TIMEOUT_SECONDS',
       'TRASH_RETENTION_DAYS',
     ]) {
       assert.ok(result.stdout.includes(name), name);
