@@ -48,12 +48,15 @@ import { createUsersService } from './features/users/service.js';
 import { authPlugin } from './http/auth.js';
 import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/errorHandler.js';
+import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
-import { registerBodyDraining, registerJsonParser } from './http/requestBody.js';
+import { registerBodyDraining } from './http/requestBody.js';
+import { requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { buildCachedSerializers } from './http/serialization.js';
+import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
 import { APP_VERSION } from './version.js';
@@ -179,8 +182,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // validation answers it (a note id that is not a uuid is 404 note_not_found).
     routerOptions: { maxParamLength: maxHeaderSize },
     schemaController: { compilersFactory: { buildSerializer: buildCachedSerializers } },
+    ...requestTimeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First of all hooks: a request for an unknown host reaches nothing else (DNS rebinding).
+  registerTrustedHosts(app, config);
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
   app.decorate(
@@ -198,7 +204,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
   app.removeContentTypeParser('text/plain');
-  registerJsonParser(app);
+  registerJsonBodies(app);
   registerValidation(app);
   registerErrorHandling(app);
   for (const schema of [

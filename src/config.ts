@@ -7,9 +7,20 @@ export interface Config {
   dataDir: string;
   /** Origin (scheme://host[:port]) used for share URLs and the cross-origin guard; null = the request's. */
   publicUrl: string | null;
+  /**
+   * Host names (lower case, `name` or `name:port`) requests may be addressed to, besides
+   * PUBLIC_URL's; empty with no PUBLIC_URL means loopback names and IP literals
+   * (docs/decisions/0007-trusted-hosts.md).
+   */
+  allowedHosts: string[];
   /** Passed to Fastify's trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
   trustProxy: boolean | number | string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * Longest time a client may take to send a whole request, body included (slow uploads and
+   * trickling bodies are cut off with 408 after it).
+   */
+  requestTimeoutSeconds: number;
   /** Days a trashed note is kept before it is deleted for good; 0 keeps it forever (D-NOTE-4). */
   trashRetentionDays: number;
   /** Serve Prometheus metrics at /metrics. */
@@ -67,6 +78,14 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
     fallbackText: "the request's origin",
     parse: parsePublicUrl,
   },
+  allowedHosts: {
+    name: 'ALLOWED_HOSTS',
+    description:
+      "Comma-separated `host[:port]` names the server answers to besides `PUBLIC_URL`'s; with neither set: localhost and IP addresses (421 otherwise)",
+    fallback: '',
+    fallbackText: 'none',
+    parse: parseAllowedHosts,
+  },
   trustProxy: {
     name: 'TRUST_PROXY',
     description:
@@ -79,6 +98,13 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
     description: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
     fallback: 'info',
     parse: (raw, name) => oneOf(name, raw, LOG_LEVELS),
+  },
+  requestTimeoutSeconds: {
+    name: 'REQUEST_TIMEOUT_SECONDS',
+    description:
+      'Seconds a client may take to send a whole request, body included (a 10 MiB upload needs 280 kbit/s at 300); then 408',
+    fallback: '300',
+    parse: (raw, name) => integer(name, raw, 1, 86400),
   },
   trashRetentionDays: {
     name: 'TRASH_RETENTION_DAYS',
@@ -202,6 +228,25 @@ function parsePublicUrl(raw: string, name: string): string {
     throw new ConfigError(`${name} must use http or https, got "${raw}"`);
   }
   return url.origin;
+}
+
+/** A DNS name or IPv4 address, or a bracketed IPv6 address, with an optional port. */
+const HOST_ENTRY =
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+function parseAllowedHosts(raw: string, name: string): string[] {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!HOST_ENTRY.test(entry)) {
+      throw new ConfigError(
+        `${name} entry "${entry}" is not a host name like notes.example.com or notes.lan:8080`,
+      );
+    }
+  }
+  return entries;
 }
 
 function parseTrustProxy(raw: string, name: string): Config['trustProxy'] {

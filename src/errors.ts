@@ -44,6 +44,10 @@ export const ERROR_CODES = {
   share_not_found: [404, 'The public link does not exist or was revoked'],
   oauth_not_supported: [404, 'MCP clients: there is no OAuth here; send an API key (docs/mcp.md)'],
   method_not_allowed: [405, 'The endpoint does not take this method'],
+  request_timeout: [
+    408,
+    'The request, body included, did not arrive within `REQUEST_TIMEOUT_SECONDS`; the connection is closed',
+  ],
   note_exists: [409, 'A note with this id already exists'],
   email_taken: [409, 'Another user has this email'],
   already_collaborator: [409, 'The user is already a collaborator of the note'],
@@ -61,7 +65,12 @@ export const ERROR_CODES = {
     'The image (or client thumbnail) has more pixels than MAX_IMAGE_PIXELS; nothing was decoded',
   ],
   unsupported_media_type: [415, 'The body has a type the endpoint does not take'],
+  misdirected_request: [
+    421,
+    'The Host is not this server (`PUBLIC_URL`, `ALLOWED_HOSTS`): DNS rebinding is refused',
+  ],
   rate_limited: [429, 'Too many requests; `Retry-After` says when to try again'],
+  headers_too_large: [431, 'The request headers are too large; the connection is closed'],
   internal_error: [500, 'Something went wrong on the server (it is logged, never sent)'],
   unhealthy: [503, 'The health check failed: the message says whether the database or the file storage'],
 } as const satisfies Record<string, readonly [number, string]>;

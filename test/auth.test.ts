@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { ManualClock, startServer, type TestServer, tempDataDir } from './helpers/server.js';
+import {
+  ManualClock,
+  startLoggedServer,
+  startServer,
+  type TestServer,
+  tempDataDir,
+} from './helpers/server.js';
 
 const DAY = 86_400_000;
 
@@ -282,7 +287,10 @@ describe('cross-origin guard (D-AUTH-5)', () => {
   let server: TestServer;
   let owner: TestClient;
   before(async () => {
-    server = await startServer({ env: { PUBLIC_URL: 'https://notes.example.com' } });
+    // The test client talks to 127.0.0.1, which PUBLIC_URL alone would not let in (0007).
+    server = await startServer({
+      env: { PUBLIC_URL: 'https://notes.example.com', ALLOWED_HOSTS: '127.0.0.1' },
+    });
     owner = await setupOwner(server.url);
   });
   after(() => server.close());
@@ -342,21 +350,16 @@ describe('cross-origin guard (D-AUTH-5)', () => {
 
 describe('logs (D-OPS-4)', () => {
   it('never contain passwords, session tokens or cookies', async () => {
-    const stream = new PassThrough();
-    let output = '';
-    stream.on('data', (chunk) => {
-      output += chunk;
-    });
-    const server = await startServer({ logStream: stream, env: { LOG_LEVEL: 'trace' } });
+    const server = await startLoggedServer();
     const client = await setupOwner(server.url);
     await client.post('/api/auth/login', { password: OWNER_PASSWORD });
     await client.get('/api/notes', { headers: { authorization: 'Bearer nsk_secretsecret' } });
     await client.get('/api/shared/sharetokensecret');
     const token = client.cookies.get('session')!;
     await server.close();
-    assert.ok(output.includes('"reqId"'), 'logs carry a request id');
+    assert.ok(server.log().includes('"reqId"'), 'logs carry a request id');
     for (const secret of [OWNER_PASSWORD, token, 'nsk_secretsecret', 'sharetokensecret']) {
-      assert.ok(!output.includes(secret), `log contains ${secret}`);
+      assert.ok(!server.log().includes(secret), `log contains ${secret}`);
     }
   });
 });

@@ -14,8 +14,10 @@ describe('configuration (D-OPS-1)', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.dataDir, path.resolve('data'));
     assert.equal(config.publicUrl, null);
+    assert.deepEqual(config.allowedHosts, []);
     assert.equal(config.trustProxy, false);
     assert.equal(config.logLevel, 'info');
+    assert.equal(config.requestTimeoutSeconds, 300);
     assert.equal(config.trashRetentionDays, 30);
     assert.deepEqual(config.corsOrigins, []);
     assert.equal(config.maxImagePixels, 40_000_000);
@@ -28,8 +30,10 @@ describe('configuration (D-OPS-1)', () => {
       HOST: '0.0.0.0',
       DATA_DIR: '/srv/notes',
       PUBLIC_URL: 'https://notes.example.com/ignored/path',
+      ALLOWED_HOSTS: ' Notes.LAN:8080, ,192.168.1.20,[::1]:3000 ',
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
       LOG_LEVEL: 'WARN',
+      REQUEST_TIMEOUT_SECONDS: '600',
       TRASH_RETENTION_DAYS: '0',
       CORS_ORIGINS: ' https://App.example.com/, http://localhost:80 ,chrome-extension://abcdefgh,',
       MAX_IMAGE_PIXELS: '1000000',
@@ -40,8 +44,10 @@ describe('configuration (D-OPS-1)', () => {
       host: '0.0.0.0',
       dataDir: '/srv/notes',
       publicUrl: 'https://notes.example.com',
+      allowedHosts: ['notes.lan:8080', '192.168.1.20', '[::1]:3000'],
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       logLevel: 'warn',
+      requestTimeoutSeconds: 600,
       trashRetentionDays: 0,
       metrics: false,
       metricsToken: null,
@@ -63,8 +69,13 @@ describe('configuration (D-OPS-1)', () => {
       { LOG_LEVEL: 'loud' },
       { PUBLIC_URL: 'notes.example.com' },
       { PUBLIC_URL: 'ftp://notes.example.com' },
+      { ALLOWED_HOSTS: 'https://notes.example.com' },
+      { ALLOWED_HOSTS: 'notes.example.com/path' },
+      { ALLOWED_HOSTS: 'notes..example.com' },
       { TRUST_PROXY: 'yes please' },
       { TRASH_RETENTION_DAYS: '1.5' },
+      { REQUEST_TIMEOUT_SECONDS: '0' },
+      { REQUEST_TIMEOUT_SECONDS: 'forever' },
       { DATA_DIR: '' },
       { CORS_ORIGINS: '*' },
       { CORS_ORIGINS: 'https://app.example.com/path' },

@@ -81,18 +81,3 @@ export function registerBodyDraining(app: FastifyInstance): void {
     return JSON.stringify(errorBody(error.statusCode, error.code, error.message));
   });
 }
-
-/**
- * JSON bodies, parsed as Fastify does, except that an empty body sent to a route that takes
- * none (DELETE, logout) is no body rather than 400 invalid_json: many clients send
- * `Content-Type: application/json` on every request. A route that needs a body still answers
- * its 400.
- */
-export function registerJsonParser(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' && !request.routeOptions.schema?.body) return done(null, undefined);
-    return parseJson(request, String(body), done);
-  });
-}

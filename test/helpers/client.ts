@@ -1,3 +1,5 @@
+import http from 'node:http';
+
 /** A small HTTP client over fetch that keeps cookies like a browser would (one jar per client). */
 export interface TestResponse<T = any> {
   status: number;
@@ -121,4 +123,46 @@ export async function createApiKey(
   const response = await client.post('/api/settings/api-keys', { name: 'agent', scopes });
   if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${response.text}`);
   return response.body;
+}
+
+/**
+ * One request through node:http, which sends the path and headers exactly as given: a forged
+ * Host, or a path fetch would normalise (`//s/…`, percent-encoding). No cookie jar.
+ */
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; json?: unknown } = {},
+): Promise<TestResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  const body = options.json === undefined ? undefined : JSON.stringify(options.json);
+  const headers = {
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...options.headers,
+  };
+  return new Promise((resolve, reject) => {
+    const request = http.request({ hostname, port, method, path, headers });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const isJson = response.headers['content-type']?.includes('application/json') && text !== '';
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          for (const item of [value ?? []].flat()) responseHeaders.append(name, item);
+        }
+        resolve({
+          status: response.statusCode!,
+          headers: responseHeaders,
+          body: isJson ? JSON.parse(text) : text,
+          text,
+        });
+      });
+    });
+    request.end(body);
+  });
 }

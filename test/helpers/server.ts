@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -91,6 +92,17 @@ export function useServer(options: ServerOptions = {}): TestServer {
     },
     close: (closeOptions) => started().close(closeOptions),
   };
+}
+
+/** A server logging everything (trace level) into `log()`, for tests of what reaches the log. */
+export async function startLoggedServer(): Promise<TestServer & { log(): string }> {
+  const stream = new PassThrough();
+  let output = '';
+  stream.on('data', (chunk) => {
+    output += chunk;
+  });
+  const server = await startServer({ logStream: stream, env: { LOG_LEVEL: 'trace' } });
+  return { ...server, log: () => output };
 }
 
 /** A clock the test moves by hand. */

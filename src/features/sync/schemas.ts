@@ -14,6 +14,11 @@ export const SyncTimeHeader: HeaderDoc = {
   type: 'integer',
   description: 'Unix milliseconds: pass it as `since` on your next pull',
 };
+/**
+ * The latest instant a JavaScript Date can hold (±8.64e15 ms, about the year 275760): a later
+ * change timestamp could not be written as the ISO date of a conflict copy (D-SYNC-8).
+ */
+export const MAX_CHANGE_TIMESTAMP = 8.64e15;
 
 export const SinceQuery = Type.Object({
   since: UnixMs('Pass the X-Sync-Time of your previous pull; 0 for everything'),
@@ -32,7 +37,12 @@ export const SyncChange = Type.Object(
   {
     noteId: Uuid,
     operation: Type.Unsafe<SyncOperation>({ type: 'string', enum: [...SYNC_OPERATIONS] }),
-    timestamp: UnixMs('When the change was made on the device'),
+    timestamp: Type.Integer({
+      minimum: 0,
+      maximum: MAX_CHANGE_TIMESTAMP,
+      description:
+        'Unix ms when the change was made on the device; more than 5 minutes ahead of the server is stamped with the server’s time',
+    }),
     baseVersion: Type.Optional(
       Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Note version last seen' }),
     ),

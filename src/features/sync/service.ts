@@ -28,6 +28,7 @@ import {
 } from './merge.js';
 import type { SyncChange, SyncResult, Tombstone } from './schemas.js';
 import * as store from './store.js';
+import { capFutureTimestamps } from './timestamps.js';
 
 /** Tombstones are kept this long (D-SYNC-3); a device away longer must resync from scratch. */
 export const TOMBSTONE_RETENTION_DAYS = 90;
@@ -252,10 +253,12 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
 
     /**
      * D-SYNC-4..8: the batch (already validated whole) is applied in one transaction in ascending
-     * timestamp order; the results come back in the order of the changes.
+     * timestamp order, stamps from the future capped first; the results come back in the order
+     * of the changes.
      */
-    async push(actor: Actor, changes: readonly SyncChange[]): Promise<SyncResult[]> {
+    async push(actor: Actor, pushed: readonly SyncChange[]): Promise<SyncResult[]> {
       requireWriteScope(actor);
+      const changes = capFutureTimestamps(pushed, clock.now());
       const results: SyncResult[] = new Array(changes.length);
       const removed = await db.transaction().execute(async (trx) => {
         const context: PushContext = {

@@ -1,10 +1,27 @@
+import { createHash } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
-import { visibleTags } from './store.js';
+import { visibleTagNames } from './store.js';
+
+/**
+ * A tag's id as one user sees it: the first 53 bits (a safe integer) of SHA-256 over the user's
+ * id and the tag name. It depends on nothing but what the user knows, so it cannot tell them
+ * whether or when anyone else used the name (database ids, handed out on first use, could);
+ * it is stable while the tag exists, and after (D-TAG-2). Two of one user's tags sharing an id
+ * would take about 10^8 tags.
+ */
+export function viewerTagId(userId: number, name: string): number {
+  const digest = createHash('sha256').update(`${userId}\u0000${name}`).digest();
+  return Number(digest.readBigUInt64BE(0) >> 11n);
+}
 
 export function createTagsService({ db }: { db: Db }) {
   return {
-    list: (actor: Actor) => visibleTags(db, actor.userId),
+    list: async (actor: Actor) =>
+      (await visibleTagNames(db, actor.userId)).map((name) => ({
+        id: viewerTagId(actor.userId, name),
+        name,
+      })),
   };
 }
 

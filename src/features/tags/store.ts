@@ -1,11 +1,11 @@
 import type { Db } from '../../db/connection.js';
 import { visibleNoteIds } from '../notes/store.js';
 
-/** Tags carried by at least one visible, not trashed note of the user, by name (D-TAG-2). */
-export async function visibleTags(db: Db, userId: number): Promise<{ id: number; name: string }[]> {
-  return db
+/** Names of the tags carried by at least one visible, not trashed note of the user, sorted (D-TAG-2). */
+export async function visibleTagNames(db: Db, userId: number): Promise<string[]> {
+  const rows = await db
     .selectFrom('tags as t')
-    .select(['t.id', 't.name'])
+    .select('t.name')
     .where((eb) =>
       eb.exists(
         eb
@@ -19,4 +19,5 @@ export async function visibleTags(db: Db, userId: number): Promise<{ id: number;
     )
     .orderBy('t.name')
     .execute();
+  return rows.map((row) => row.name);
 }

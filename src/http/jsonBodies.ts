@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.js';
+
+/** A UTF-16 surrogate that is not half of a pair: no character, and UTF-8 cannot encode it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+/**
+ * Decoded UTF-8 never holds a lone surrogate, so one can only come from a `\uD800`–`\uDFFF`
+ * escape: a body without such an escape is not walked at all.
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+const pointerSegment = (key: string) =>
+  key
+    .replaceAll('~', '~0')
+    .replaceAll('/', '~1')
+    .replace(/\p{Cs}/gu, '\uFFFD');
+
+/**
+ * The JSON pointer of the first string (value or object key) of `value` holding a lone
+ * surrogate. Iterative: a 16 MiB body can nest far deeper than the call stack.
+ */
+export function findLoneSurrogate(value: unknown): string | undefined {
+  const pending: [unknown, string][] = [[value, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, path] = next;
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return path || '/';
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${path}/${i}`]);
+    } else if (typeof item === 'object' && item !== null) {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        const childPath = `${path}/${pointerSegment(key)}`;
+        if (LONE_SURROGATE.test(key)) return childPath;
+        pending.push([child, childPath]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Every JSON body (REST, sync, MCP), parsed as Fastify does (prototype-poisoning checks
+ * included), except:
+ * - a body with a string holding a lone surrogate is refused with 400. Stored as UTF-8 such a
+ *   string changes (each becomes U+FFFD) and can grow past its limit, so a note read back could
+ *   not be written back; refusing keeps what is stored exactly what was sent;
+ * - an empty body sent to a route that takes none (DELETE, logout) is no body rather than 400
+ *   invalid_json: many clients send `Content-Type: application/json` on every request. A route
+ *   that needs a body still answers its 400.
+ */
+export function registerJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
+    if (body === '' && !request.routeOptions.schema?.body) return done(null, undefined);
+    parseJson(request, body, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      const path = SURROGATE_ESCAPE.test(body) ? findLoneSurrogate(value) : undefined;
+      if (path === undefined) return done(null, value);
+      done(
+        errors.invalidField(path, 'contains a lone surrogate (invalid UTF-16); send valid Unicode text'),
+        undefined,
+      );
+    });
+  });
+}
