@@ -222,8 +222,8 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
     since: number,
   ): Promise<{ syncTime: number; notes: AsyncIterable<Note[]> }> {
     const syncTime = clock.now();
-    const ids = await store.noteIdsChangedSince(db, actor.userId, since);
-    return { syncTime, notes: noteViewBatches(db, actor.userId, ids) };
+    const changed = await store.notesChangedSince(db, actor.userId, since);
+    return { syncTime, notes: noteViewBatches(db, actor.userId, changed) };
   }
 
   return {
