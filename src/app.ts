@@ -85,6 +85,8 @@ export type Services = ReturnType<typeof buildServices>;
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
+    /** Liveness probe of the database (OpenDatabase.ping). */
+    pingDatabase: () => void;
     services: Services;
     appConfig: Config;
   }
@@ -135,6 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('db', database.db);
+  app.decorate('pingDatabase', database.ping);
   app.decorate('appConfig', config);
   app.decorate('services', buildServices({ db: database.db, clock, config, log: app.log }));
   app.addHook('onClose', async () => database.close());

@@ -73,3 +73,41 @@ describe('lists of huge notes (a collaborator shares 283 notes of 1,000,000 `"` 
     });
   }
 });
+
+describe('a sync push of 300 notes with 1,000 distinct hashtags each', () => {
+  let server: TestServer;
+  /** Set from the push's first note insert until its commit, both seen through onQuery. */
+  let pushing = false;
+  let healthDuringPush: Promise<{ status: number; beforeCommit: boolean }> | undefined;
+
+  before(async () => {
+    server = await startServer({
+      onQuery: (sql) => {
+        if (!healthDuringPush && sql.startsWith('insert into "notes"')) {
+          pushing = true;
+          healthDuringPush = fetch(`${server.url}/api/health`).then((r) => ({
+            status: r.status,
+            beforeCommit: pushing,
+          }));
+        }
+        if (sql === 'commit') pushing = false;
+      },
+    });
+  });
+  after(() => server.close());
+
+  it('leaves /api/health answering while the push is applied (one transaction, D-SYNC-4)', async () => {
+    const owner = await setupOwner(server.url);
+    const changes = Array.from({ length: 300 }, (_, n) => ({
+      noteId: randomUUID(),
+      operation: 'create',
+      timestamp: Date.now(),
+      data: { title: `n${n}`, content: Array.from({ length: 1_000 }, (_, i) => `#tag${n}_${i}`).join(' ') },
+    }));
+    const pushed = await owner.post('/api/sync', { changes });
+    assert.equal(pushed.status, 200, pushed.text.slice(0, 300));
+    assert.ok(healthDuringPush, 'the push inserted notes');
+    // Without turns of the event loop during the push, health could only answer after it.
+    assert.deepEqual(await healthDuringPush, { status: 200, beforeCommit: true });
+  });
+});

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { pingDatabase } from '../../db/connection.js';
 import { AppError } from '../../errors.js';
 import { errorResponses } from '../../http/schemas.js';
 import { APP_VERSION } from '../../version.js';
@@ -21,7 +20,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => {
       try {
-        await pingDatabase(app.db);
+        app.pingDatabase();
       } catch (err) {
         app.log.error({ err }, 'health check failed');
         throw new AppError(503, 'unhealthy', 'The database is not answering');
