@@ -200,6 +200,20 @@ describe('sendJsonArray', () => {
     assert.equal(text, '[]');
   });
 
+  it('holds at most one big item in a chunk, never a batch of them', async () => {
+    const big = { a: 'x'.repeat(100_000) };
+    const oneBatch = async function* () {
+      yield [big, big, big];
+    };
+    const chunks: string[] = [];
+    for await (const chunk of jsonArrayChunks(oneBatch(), JSON.stringify)) chunks.push(chunk);
+    assert.equal(chunks.join(''), JSON.stringify([big, big, big]));
+    assert.ok(
+      chunks.every((chunk) => chunk.length < 2 * big.a.length),
+      chunks.map((c) => c.length).join(),
+    );
+  });
+
   it('answers an error response when the batches fail before the first byte', async () => {
     const response = await fetch(`${url}/fails-first`);
     assert.equal(response.status, 500);

@@ -1,14 +1,18 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
+/** Items are sent in chunks of about this many characters, a big item in a chunk of its own. */
+const CHUNK_CHARACTERS = 64 * 1024;
+
 /**
- * The chunks of one JSON array whose items arrive in batches: `[`, then each item with the `,`
- * before it, then `]`, one chunk per item. `serializeArray` is the route's compiled array
- * serializer; it is given one item at a time and its brackets are dropped, so the body is byte
- * for byte what serializing all items at once gives, while no string ever holds more than one
- * item (a batch of 283 notes of 1 MB each would be 566 million characters, more than V8 allows
- * in one string). Nothing is yielded before the first batch is ready: an error up to then can
- * still become an error response.
+ * The chunks of one JSON array whose items arrive in batches: `[`, the items separated by `,`,
+ * `]`. `serializeArray` is the route's compiled array serializer; it is given one item at a time
+ * and its brackets are dropped, so the body is byte for byte what serializing all items at once
+ * gives, while no string holds more than CHUNK_CHARACTERS and one item (a batch of 283 notes of
+ * 1 MB each would be 566 million characters, more than V8 allows in one string). A chunk ends
+ * at the latest with its batch, so what was read is sent before the next batch is read. Nothing
+ * is yielded before the first batch is ready: an error up to then can still become an error
+ * response.
  */
 export async function* jsonArrayChunks<T>(
   batches: AsyncIterable<readonly T[]>,
@@ -16,10 +20,16 @@ export async function* jsonArrayChunks<T>(
 ): AsyncGenerator<string> {
   let separator = '[';
   for await (const batch of batches) {
+    let chunk = '';
     for (const item of batch) {
-      yield separator + serializeArray([item]).slice(1, -1);
+      chunk += separator + serializeArray([item]).slice(1, -1);
       separator = ',';
+      if (chunk.length >= CHUNK_CHARACTERS) {
+        yield chunk;
+        chunk = '';
+      }
     }
+    if (chunk !== '') yield chunk;
   }
   yield separator === '[' ? '[]' : ']';
 }
