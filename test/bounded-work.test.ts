@@ -5,6 +5,12 @@ import { MAX_CONTENT_LENGTH } from '../src/features/notes/schemas.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
+/**
+ * 283 MB written and 566 MB read per request take minutes on a loaded two-core machine: a limit
+ * against hanging, not a measure (the times are reported by `npm run bench`).
+ */
+const SLOW = { timeout: 600_000 };
+
 /** Reads a response as it streams, keeping only its size and both ends: the body may be 566 MB. */
 async function streamedSize(client: TestClient, path: string) {
   const headers: Record<string, string> = {
@@ -53,14 +59,14 @@ describe('lists of huge notes (a collaborator shares 283 notes of 1,000,000 `"` 
       assert.equal(shared.status, 201, shared.text);
     }
     oneNote = (await victim.get(`/api/notes/${ids[0]}`)).text;
-  });
+  }, SLOW);
   after(() => server.close());
 
   /** The whole array: every note serializes to the same length (same title, content, id length). */
   const expectedBytes = () => HUGE_NOTES * Buffer.byteLength(oneNote) + (HUGE_NOTES - 1) + 2;
 
   for (const path of ['/api/notes', '/api/sync?since=0', '/api/search?q=huge&limit=1000']) {
-    it(`GET ${path} answers all of them, 200, reading the notes a few MB at a time`, async () => {
+    it(`GET ${path} answers all of them, 200, reading the notes a few MB at a time`, SLOW, async () => {
       queries = [];
       const answer = await streamedSize(victim, path);
       assert.equal(answer.status, 200);
