@@ -3,13 +3,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { type Actor, sessionActor } from '../src/actor.js';
-import { buildServices } from '../src/app.js';
+import { buildServices, openDataDir } from '../src/app.js';
 import { MonotonicClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/connection.js';
 import type { NoteColor, NoteInput } from '../src/features/notes/schemas.js';
 import { insertNote, pickNoteFields } from '../src/features/notes/service.js';
-import { storageQuota } from '../src/features/storage/service.js';
 import { findOwner } from '../src/features/users/store.js';
 import { type CorpusNote, generateCorpus } from './corpus.js';
 
@@ -64,15 +62,16 @@ async function imageFor(noteId: string): Promise<Buffer> {
 export async function seedDataDir(dataDir: string, options: SeedOptions): Promise<SeedResult> {
   const started = performance.now();
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  const database = await openDatabase(config.dataDir);
+  const { database, quota } = await openDataDir(config);
   const { db } = database;
   const clock = new MonotonicClock();
   const services = buildServices({
     db,
     clock,
     config,
+    pingDatabase: database.ping,
     log: { warn: (details, message) => console.warn(message, details) },
-    quota: storageQuota(null),
+    quota,
   });
   const activeIds: string[] = [];
   const imageNoteIds: string[] = [];

@@ -66,6 +66,8 @@ const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function buildServices(deps: {
   db: Db;
+  /** The health check's probe of the database (OpenDatabase.ping). */
+  pingDatabase: () => void;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -90,7 +92,7 @@ export function buildServices(deps: {
     notesDeleted: [attachments.deleteFilesOf],
   });
   return {
-    health: createHealthService({ db: deps.db, attachments, log: deps.log }),
+    health: createHealthService({ pingDatabase: deps.pingDatabase, attachments, log: deps.log }),
     auth: createAuthService({ ...deps, passwords }),
     users: createUsersService({ ...deps, notes, passwords }),
     notes,
@@ -193,6 +195,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     'services',
     buildServices({
       db: database.db,
+      pingDatabase: database.ping,
       clock,
       config,
       log: app.log,

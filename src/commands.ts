@@ -48,7 +48,9 @@ async function withServices<T>(
   try {
     const log = { warn: (details: object, message: string) => console.warn(message, details) };
     const clock = new MonotonicClock(await newestUpdate(database.db));
-    return await work(buildServices({ db: database.db, clock, config, log, quota }));
+    return await work(
+      buildServices({ db: database.db, pingDatabase: database.ping, clock, config, log, quota }),
+    );
   } finally {
     await database.close();
   }

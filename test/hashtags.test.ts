@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { extractHashtags, MAX_TAG_LENGTH } from '../src/features/tags/hashtags.js';
+import { extractHashtags, MAX_TAG_LENGTH, MAX_TAGS_PER_NOTE } from '../src/features/tags/hashtags.js';
 
 const tags = (content: string, title = '') => extractHashtags(title, content);
 
@@ -54,6 +54,14 @@ describe('extractHashtags (D-TAG-1)', () => {
   it('treats a run longer than 64 characters as no tag, and 64 as a tag', () => {
     const ok = 'a'.repeat(MAX_TAG_LENGTH);
     assert.deepEqual(tags(`#${ok} #${ok}b`), [ok]);
+  });
+
+  it(`keeps the first ${MAX_TAGS_PER_NOTE} distinct hashtags, title first; the rest are text`, () => {
+    const names = Array.from({ length: MAX_TAGS_PER_NOTE + 50 }, (_, n) => `t${String(n).padStart(3, '0')}`);
+    const content = `#${names[0]} ${names.map((name) => `#${name}`).join(' ')}`; // a repeat counts once
+    const found = extractHashtags('#Title', content);
+    assert.equal(found.length, MAX_TAGS_PER_NOTE);
+    assert.deepEqual(found, ['title', ...names.slice(0, MAX_TAGS_PER_NOTE - 1)].sort());
   });
 
   it('drops a trailing slash and stops at punctuation', () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { addNoteTags, tagsByNote } from '../src/features/notes/store.js';
+import { MAX_TAGS_PER_NOTE } from '../src/features/tags/hashtags.js';
 import { setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -32,5 +34,24 @@ describe('PATCH /api/notes/{id}: tags follow the text (D-TAG-2)', () => {
     });
     assert.deepEqual(patched.body.tags, ['keep']);
     assert.deepEqual((await owner.get('/api/tags')).body, before);
+  });
+
+  it(`makes tags of the first ${MAX_TAGS_PER_NOTE} of 32,767 distinct hashtags, never a 500`, async () => {
+    // 32,767 names bound one variable each were past SQLite's limit of 32,766.
+    const content = Array.from({ length: 32_767 }, (_, n) => `#h${n}`).join(' ');
+    const created = await owner.post('/api/notes', { content });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.tags.length, MAX_TAGS_PER_NOTE);
+    const pushed = await owner.post('/api/sync', {
+      changes: [{ noteId: crypto.randomUUID(), operation: 'create', timestamp: 1, data: { content } }],
+    });
+    assert.equal(pushed.status, 200, pushed.text);
+  });
+
+  it('tags a note with any number of names in one statement (the store, below the cap)', async () => {
+    const note = (await owner.post('/api/notes', { content: 'no tags' })).body;
+    const names = Array.from({ length: 40_000 }, (_, n) => `name${n}`).sort();
+    await addNoteTags(server.app.db, note.id, names);
+    assert.deepEqual((await tagsByNote(server.app.db, [note.id])).get(note.id), names);
   });
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { noteViewBatches } from '../src/features/notes/service.js';
+import { listBatches, noteViewBatches } from '../src/features/notes/service.js';
 import { jsonArrayChunks, sendJsonArray } from '../src/http/jsonArray.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -103,8 +104,8 @@ describe('GET /api/notes, streamed', () => {
     const { client: stranger } = await createUserClient(server, 'batches@example.com');
     const theirs = (await stranger.post('/api/notes', { title: 'not yours' })).body.id as string;
     const batches: string[][] = [];
-    const requested = [...ids.slice(0, 3), theirs, ...ids.slice(3, 7)];
-    for await (const batch of noteViewBatches(server.app.db, 1, requested, 3)) {
+    const requested = [...ids.slice(0, 3), theirs, ...ids.slice(3, 7)].map((id) => ({ id, bytes: 10 }));
+    for await (const batch of noteViewBatches(server.app.db, 1, requested, { notes: 3, bytes: 1_000 })) {
       batches.push(batch.map((n) => n.id));
     }
     assert.deepEqual(
@@ -112,6 +113,40 @@ describe('GET /api/notes, streamed', () => {
       [3, 2, 2],
     );
     assert.deepEqual(batches.flat(), ids.slice(0, 7));
+  });
+});
+
+describe('listBatches', () => {
+  const listed = (...sizes: number[]) => sizes.map((bytes, n) => ({ id: `n${n}`, bytes }));
+  const cut = (sizes: number[], limits: { notes: number; bytes: number }) =>
+    [...listBatches(listed(...sizes), limits)].map((batch) => batch.length);
+
+  it('cuts by count and by bytes, a note larger than the byte limit alone', () => {
+    assert.deepEqual(cut([1, 1, 1, 1, 1], { notes: 2, bytes: 100 }), [2, 2, 1]);
+    assert.deepEqual(cut([40, 40, 40, 150, 10, 90, 10], { notes: 10, bytes: 100 }), [2, 1, 1, 2, 1]);
+    assert.deepEqual(cut([], { notes: 10, bytes: 100 }), []);
+  });
+
+  it('keeps every note once, in order, whatever the sizes (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat(1_000)),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 2_000 }),
+        (sizes, notes, bytes) => {
+          const batches = [...listBatches(listed(...sizes), { notes, bytes })];
+          assert.deepEqual(
+            batches.flat(),
+            listed(...sizes).map((n) => n.id),
+          );
+          for (const batch of batches) {
+            const total = batch.reduce((sum, id) => sum + sizes[Number(id.slice(1))]!, 0);
+            assert.ok(batch.length >= 1 && batch.length <= notes);
+            assert.ok(batch.length === 1 || total <= bytes);
+          }
+        },
+      ),
+    );
   });
 });
 
@@ -164,6 +199,20 @@ describe('sendJsonArray', () => {
     text = '';
     for await (const chunk of jsonArrayChunks((async function* () {})(), JSON.stringify)) text += chunk;
     assert.equal(text, '[]');
+  });
+
+  it('holds at most one big item in a chunk, never a batch of them', async () => {
+    const big = { a: 'x'.repeat(100_000) };
+    const oneBatch = async function* () {
+      yield [big, big, big];
+    };
+    const chunks: string[] = [];
+    for await (const chunk of jsonArrayChunks(oneBatch(), JSON.stringify)) chunks.push(chunk);
+    assert.equal(chunks.join(''), JSON.stringify([big, big, big]));
+    assert.ok(
+      chunks.every((chunk) => chunk.length < 2 * big.a.length),
+      chunks.map((c) => c.length).join(),
+    );
   });
 
   it('answers an error response when the batches fail before the first byte', async () => {

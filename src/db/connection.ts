@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fileModes.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -12,6 +12,12 @@ export interface OpenDatabase {
   db: Db;
   /** The raw handle, for the few SQLite-only operations (checkpoint on close). */
   sqlite: SQLite.Database;
+  /**
+   * Liveness probe for /api/health: `SELECT 1` on the connection itself, not through Kysely,
+   * which runs one query or transaction at a time; a sync push holds the connection for
+   * seconds, and health must answer meanwhile (0006). Throws when the database is closed.
+   */
+  ping(): void;
   close(): Promise<void>;
 }
 
@@ -54,6 +60,7 @@ export async function openDatabase(dataDir: string, options: DatabaseOptions = {
   return {
     db,
     sqlite,
+    ping: () => sqlite.prepare('SELECT 1').get(),
     async close() {
       await db.destroy();
     },
@@ -95,9 +102,4 @@ async function migrate(db: Db): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
   }
-}
-
-/** Cheap liveness probe used by /api/health. */
-export async function pingDatabase(db: Db): Promise<void> {
-  await sql`SELECT 1`.execute(db);
 }

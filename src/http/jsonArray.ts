@@ -1,36 +1,48 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
+/** Items are sent in chunks of about this many characters, a big item in a chunk of its own. */
+const CHUNK_CHARACTERS = 64 * 1024;
+
 /**
  * The chunks of one JSON array whose items arrive in batches: `[`, the items separated by `,`,
- * `]`. `serializeArray` turns a batch into a JSON array (the route's compiled response
- * serializer), whose brackets are dropped, so the body is byte for byte what serializing all
- * items at once gives. Nothing is yielded before the first batch is ready: an error up to then
- * can still become an error response.
+ * `]`. `serializeArray` is the route's compiled array serializer; it is given one item at a time
+ * and its brackets are dropped, so the body is byte for byte what serializing all items at once
+ * gives, while no string holds more than CHUNK_CHARACTERS and one item (a batch of 283 notes of
+ * 1 MB each would be 566 million characters, more than V8 allows in one string). A chunk ends
+ * at the latest with its batch, so what was read is sent before the next batch is read. Nothing
+ * is yielded before the first batch is ready: an error up to then can still become an error
+ * response.
  */
 export async function* jsonArrayChunks<T>(
   batches: AsyncIterable<readonly T[]>,
   serializeArray: (items: readonly T[]) => string,
 ): AsyncGenerator<string> {
-  let opened = false;
+  let separator = '[';
   for await (const batch of batches) {
-    if (batch.length === 0) continue;
-    const items = serializeArray(batch).slice(1, -1);
-    yield opened ? ',' : '[';
-    opened = true;
-    yield items;
+    let chunk = '';
+    for (const item of batch) {
+      chunk += separator + serializeArray([item]).slice(1, -1);
+      separator = ',';
+      if (chunk.length >= CHUNK_CHARACTERS) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk !== '') yield chunk;
   }
-  yield opened ? ']' : '[]';
+  yield separator === '[' ? '[]' : ']';
 }
 
 /** Past this much unsent data the next batch is not read until the client has taken some. */
 const HIGH_WATER_MARK = 64 * 1024;
 
 /**
- * Sends a 200 JSON array batch by batch, so a list of any size takes the memory of one batch
- * (docs/decisions/0004-streamed-lists.md). The route's 200 response schema serializes each
- * batch. Fastify pipes the stream with backpressure; when the client goes away it destroys the
- * stream, which ends the batches' iteration. An error after the first byte cannot become an
+ * Sends a 200 JSON array item by item, so a list of any size takes the memory of one batch of
+ * rows and one serialized item (docs/decisions/0004-streamed-lists.md). The route's 200
+ * response schema serializes each item. Fastify pipes the stream with backpressure: the next
+ * item is serialized, and the next batch read, only once the socket has taken the previous
+ * ones. When the client goes away it destroys the stream, which ends the batches' iteration. An error after the first byte cannot become an
  * error response any more: Fastify logs it and destroys the socket, so the client sees a
  * truncated response (no final chunk), never a short array that looks complete.
  */

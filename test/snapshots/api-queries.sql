@@ -22,7 +22,7 @@ select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessio
 begin;
 select "id" from "notes" where "id" = ?;
 insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
-insert into "tags" ("name") values (?), (?) on conflict ("name") do nothing;
+INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 commit;
@@ -50,8 +50,8 @@ select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) 
 
 -- GET /api/notes
 select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "n"."id" from "notes" as "n" where (n.owner_id = ?
-    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc;
+select "n"."id", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -65,7 +65,7 @@ select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessio
     ORDER BY rowid DESC
     LIMIT 1 OFFSET ?;
 
-    SELECT n.* FROM notes_fts
+    SELECT n.id, octet_length("n"."title") + octet_length("n"."content") AS bytes FROM notes_fts
     JOIN notes n ON n.doc_id = notes_fts.rowid
     WHERE notes_fts MATCH ?
       
@@ -74,12 +74,14 @@ select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessio
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?))
     ORDER BY bm25(notes_fts, 10.0, 1.0, 5.0), n.updated_at DESC
     LIMIT ?;
+select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- GET /api/tags
 select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "t"."id", "t"."name" from "tags" as "t" where exists (select "nt"."note_id" from "note_tags" as "nt" inner join "notes" as "n" on "n"."id" = "nt"."note_id" where "nt"."tag_id" = "t"."id" and "n"."trashed" = ? and "n"."id" in (SELECT id FROM notes WHERE owner_id = ?
+select "t"."name" from "tags" as "t" where exists (select "nt"."note_id" from "note_tags" as "nt" inner join "notes" as "n" on "n"."id" = "nt"."note_id" where "nt"."tag_id" = "t"."id" and "n"."trashed" = ? and "n"."id" in (SELECT id FROM notes WHERE owner_id = ?
     UNION ALL SELECT note_id FROM note_collaborators WHERE user_id = ?)) order by "t"."name";
 
 -- POST /api/notes/{id}/collaborators
@@ -95,8 +97,8 @@ commit;
 
 -- GET /api/notes (as a collaborator)
 select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "n"."id" from "notes" as "n" where (n.owner_id = ?
-    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc;
+select "n"."id", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -107,7 +109,7 @@ select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessio
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
-insert into "attachments" ("id", "note_id", "filename", "mime_type", "size", "thumbnail_path", "created_at", "sha256") values (?, ?, ?, ?, ?, ?, ?, ?) returning *;
+insert into "attachments" ("id", "note_id", "filename", "mime_type", "size", "thumbnail_path", "created_at", "sha256", "thumbnail_size") values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
 update "notes" set "version" = ?, "updated_at" = ? where "id" = ? returning *;
 commit;
 
@@ -129,14 +131,14 @@ begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?));
 select distinct "note_id" from "note_tombstones" where "note_id" in (SELECT value FROM json_each(?));
 insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
-insert into "tags" ("name") values (?) on conflict ("name") do nothing;
+INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 commit;
 
 -- GET /api/sync
 select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "id", "updated_at" from "notes" where "owner_id" = ? and "updated_at" >= ? union all select "n"."id", "n"."updated_at" from "notes" as "n" inner join "note_collaborators" as "c" on "c"."note_id" = "n"."id" where "c"."user_id" = ? and ("n"."updated_at" >= ? or "c"."added_at" >= ?) order by "updated_at", "id";
+select "n"."id", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where "n"."owner_id" = ? and "n"."updated_at" >= ? union all select "n"."id", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" inner join "note_collaborators" as "c" on "c"."note_id" = "n"."id" where "c"."user_id" = ? and ("n"."updated_at" >= ? or "c"."added_at" >= ?) order by "updated_at", "id";
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -153,8 +155,8 @@ insert into "api_keys" ("id", "user_id", "name", "key_hash", "key_prefix", "scop
 -- GET /api/notes (with an API key)
 select "k"."id", "k"."scopes", "k"."last_used_at", "u"."id" as "user_id", "u"."is_owner" from "api_keys" as "k" inner join "users" as "u" on "u"."id" = "k"."user_id" where "k"."key_hash" = ?;
 update "api_keys" set "last_used_at" = ? where "id" = ?;
-select "n"."id" from "notes" as "n" where (n.owner_id = ?
-    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc;
+select "n"."id", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";

@@ -1,4 +1,3 @@
-import { type Db, pingDatabase } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { AttachmentsService } from '../attachments/service.js';
@@ -8,9 +7,14 @@ import type { AttachmentsService } from '../attachments/service.js';
  * and written. A failure is logged with its cause and answered 503 saying which part failed,
  * without the cause (paths, SQL) that only the log may see.
  */
-export function createHealthService(deps: { db: Db; attachments: AttachmentsService; log: Logger }) {
+export function createHealthService(deps: {
+  /** Runs a statement on the connection itself, not behind Kysely's queue (decision 0006). */
+  pingDatabase: () => void;
+  attachments: AttachmentsService;
+  log: Logger;
+}) {
   const checks: [string, () => Promise<void>][] = [
-    ['The database is not answering', () => pingDatabase(deps.db)],
+    ['The database is not answering', async () => deps.pingDatabase()],
     ['The attachment storage cannot be read or written', () => deps.attachments.checkStorage()],
   ];
   return {

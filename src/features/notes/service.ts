@@ -23,7 +23,7 @@ import {
   type NoteColor,
   type NoteInput,
 } from './schemas.js';
-import type { AttachmentRow, NoteRow, NoteViewRow } from './store.js';
+import type { AttachmentRow, ListedNote, NoteRow, NoteViewRow } from './store.js';
 import * as store from './store.js';
 
 /** The NoteInput fields that a client sets, and the columns that hold them. */
@@ -136,23 +136,45 @@ export async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<N
   }));
 }
 
-/** Notes per batch of a streamed list: the memory a list takes, whatever its length. */
-export const LIST_BATCH_SIZE = 500;
+/**
+ * How much of a streamed list is read per database round: at most this many notes, and at most
+ * this many bytes of title and content (a note larger than that is read alone). Counted notes
+ * alone let 500 notes of 1 MB each be one 500 MB round; see docs/decisions/0004-streamed-lists.md.
+ */
+export const LIST_BATCH = { notes: 500, bytes: 4 * 1024 * 1024 };
+
+/** `listed` cut into consecutive runs of at most `limits.notes` notes and `limits.bytes` bytes. */
+export function* listBatches(
+  listed: readonly ListedNote[],
+  limits: { notes: number; bytes: number } = LIST_BATCH,
+): Generator<string[]> {
+  let batch: string[] = [];
+  let bytes = 0;
+  for (const note of listed) {
+    if (batch.length > 0 && (batch.length === limits.notes || bytes + note.bytes > limits.bytes)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(note.id);
+    bytes += note.bytes;
+  }
+  if (batch.length > 0) yield batch;
+}
 
 /**
- * The notes of `noteIds` that the user may see, in that order, `batchSize` at a time. Each
+ * The notes of `listed` that the user may see, in that order, in batches (listBatches). Each
  * batch is its own queries, so the connection is free for other requests between batches
  * (while the client reads the previous one); see docs/decisions/0004-streamed-lists.md.
  */
 export async function* noteViewBatches(
   db: Db,
   userId: number,
-  noteIds: readonly string[],
-  batchSize = LIST_BATCH_SIZE,
+  listed: readonly ListedNote[],
+  limits = LIST_BATCH,
 ): AsyncGenerator<Note[]> {
-  for (let start = 0; start < noteIds.length; start += batchSize) {
-    const rows = await store.notesByIds(db, userId, noteIds.slice(start, start + batchSize));
-    yield noteViews(db, rows);
+  for (const ids of listBatches(listed, limits)) {
+    yield noteViews(db, await store.notesByIds(db, userId, ids));
   }
 }
 
@@ -391,8 +413,8 @@ export function createNotesService(deps: NotesDeps) {
    * are read now; each batch's notes when the batch is asked for.
    */
   async function listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
-    const ids = await store.listNoteIds(db, actor.userId, listFilter(query));
-    return noteViewBatches(db, actor.userId, ids);
+    const listed = await store.listNotes(db, actor.userId, listFilter(query));
+    return noteViewBatches(db, actor.userId, listed);
   }
 
   async function notifyDeleted(attachments: AttachmentRow[]): Promise<void> {
@@ -418,14 +440,14 @@ export function createNotesService(deps: NotesDeps) {
     ): Promise<NotePage> {
       const after = cursor === undefined ? undefined : parseListCursor(cursor);
       // One more than asked for tells whether there is a next page.
-      const ids = await store.listNoteIds(db, actor.userId, {
+      const listed = await store.listNotes(db, actor.userId, {
         ...listFilter(query),
         limit: query.limit + 1,
         after,
       });
-      const notes = await collectBatches(noteViewBatches(db, actor.userId, ids.slice(0, query.limit)));
+      const notes = await collectBatches(noteViewBatches(db, actor.userId, listed.slice(0, query.limit)));
       const last = notes.at(-1);
-      return { notes, nextCursor: ids.length > query.limit && last ? listCursorAfter(last) : null };
+      return { notes, nextCursor: listed.length > query.limit && last ? listCursorAfter(last) : null };
     },
 
     async get(actor: Actor, noteId: string): Promise<Note> {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
+import { sendJsonArray } from '../../http/jsonArray.js';
 import { errorResponses } from '../../http/schemas.js';
 import { NoteList } from '../notes/schemas.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './service.js';
@@ -26,6 +27,7 @@ export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: NoteList, ...errorResponses(400, 401) },
       },
     },
-    async (request) => search.search(actorOf(request), request.query),
+    async (request, reply) =>
+      sendJsonArray(reply, await search.searchInBatches(actorOf(request), request.query)),
   );
 };

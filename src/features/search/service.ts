@@ -2,8 +2,8 @@ import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
 import { detailPath, errors } from '../../errors.js';
 import type { Note } from '../notes/schemas.js';
-import { noteViews } from '../notes/service.js';
-import type { NoteRow } from '../notes/store.js';
+import { collectBatches, noteViewBatches } from '../notes/service.js';
+import type { ListedNote } from '../notes/store.js';
 import { buildMatchQuery } from './searchText.js';
 import { nthNewestMatch, searchNotes } from './store.js';
 
@@ -41,22 +41,37 @@ export function createSearchService({
   /** Tests configure a small window; the service uses the measured default. */
   rankingWindow?: number;
 }) {
+  /**
+   * D-SEARCH-1/2: every word must match (AND), the last as a prefix, `#word` in tags. The
+   * ranking is read now, the notes in batches as they are sent (GET /api/search streams them
+   * like a list, docs/decisions/0004-streamed-lists.md).
+   */
+  async function searchInBatches(
+    actor: Actor,
+    input: { q: string; limit?: number },
+  ): Promise<AsyncIterable<Note[]>> {
+    if (input.q.trim() === '') {
+      throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
+    }
+    const match = buildMatchQuery(input.q);
+    const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
+    const ranked =
+      match === null
+        ? []
+        : await rankInWindows<ListedNote>({
+            window: rankingWindow,
+            limit,
+            oldestInWindow: (size) => nthNewestMatch(db, match, size),
+            rank: (oldest) => searchNotes(db, actor.userId, match, limit, oldest),
+          });
+    return noteViewBatches(db, actor.userId, ranked);
+  }
+
   return {
-    /** D-SEARCH-1/2: every word must match (AND), the last as a prefix, `#word` in tags. */
+    searchInBatches,
+
     async search(actor: Actor, input: { q: string; limit?: number }): Promise<Note[]> {
-      if (input.q.trim() === '') {
-        throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
-      }
-      const match = buildMatchQuery(input.q);
-      if (match === null) return [];
-      const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
-      const rows = await rankInWindows<NoteRow>({
-        window: rankingWindow,
-        limit,
-        oldestInWindow: (size) => nthNewestMatch(db, match, size),
-        rank: (oldest) => searchNotes(db, actor.userId, match, limit, oldest),
-      });
-      return noteViews(db, rows);
+      return collectBatches(await searchInBatches(actor, input));
     },
   };
 }

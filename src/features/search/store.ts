@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import type { NoteRow } from '../notes/store.js';
-import { visibleTo } from '../notes/store.js';
+import { type ListedNote, textBytes, visibleTo } from '../notes/store.js';
 
 /**
  * The index rowid (notes.doc_id, which grows with each note created) of the `n`-th newest note
@@ -20,7 +19,8 @@ export async function nthNewestMatch(db: Db, match: string, n: number): Promise<
 /**
  * Notes visible to the user matching an FTS5 expression built by buildMatchQuery (never raw
  * user input), not trashed, best match first then newest (D-SEARCH-2). With `minDocId`, only
- * index rows from that rowid on are ranked, so bm25 runs on a bounded window (0003).
+ * index rows from that rowid on are ranked, so bm25 runs on a bounded window (0003). Only ids
+ * and sizes: the notes are read in batches like a list's (noteViewBatches).
  */
 export async function searchNotes(
   db: Db,
@@ -28,10 +28,10 @@ export async function searchNotes(
   match: string,
   limit: number,
   minDocId: number | null,
-): Promise<NoteRow[]> {
+): Promise<ListedNote[]> {
   const window = minDocId === null ? sql`` : sql`AND notes_fts.rowid >= ${minDocId}`;
-  const result = await sql<NoteRow>`
-    SELECT n.* FROM notes_fts
+  const result = await sql<ListedNote>`
+    SELECT n.id, ${textBytes('n')} AS bytes FROM notes_fts
     JOIN notes n ON n.doc_id = notes_fts.rowid
     WHERE notes_fts MATCH ${match}
       ${window}

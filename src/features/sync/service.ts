@@ -3,6 +3,7 @@ import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
+import { eventLoopTurns } from '../../eventLoop.js';
 import { endCollaboration } from '../collaborators/service.js';
 import { findNotesForAccess } from '../notes/permissions.js';
 import type { Note } from '../notes/schemas.js';
@@ -33,6 +34,13 @@ import { capFutureTimestamps } from './timestamps.js';
 /** Tombstones are kept this long (D-SYNC-3); a device away longer must resync from scratch. */
 export const TOMBSTONE_RETENTION_DAYS = 90;
 const TOMBSTONE_RETENTION_MS = TOMBSTONE_RETENTION_DAYS * 86_400_000;
+
+/**
+ * A push gives the event loop a turn after this much work: one push of 1,000 big notes is
+ * seconds of synchronous SQLite calls, during which nothing else, not even /api/health, would
+ * run (docs/decisions/0006-bounded-work-per-request.md).
+ */
+const PUSH_SLICE_MS = 50;
 
 export interface SyncDeps {
   db: Db;
@@ -223,8 +231,8 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
     since: number,
   ): Promise<{ syncTime: number; notes: AsyncIterable<Note[]> }> {
     const syncTime = clock.now();
-    const ids = await store.noteIdsChangedSince(db, actor.userId, since);
-    return { syncTime, notes: noteViewBatches(db, actor.userId, ids) };
+    const changed = await store.notesChangedSince(db, actor.userId, since);
+    return { syncTime, notes: noteViewBatches(db, actor.userId, changed) };
   }
 
   return {
@@ -269,8 +277,11 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
           removed: [],
         };
         await context.known.load(changes.map((c) => c.noteId));
+        // Other requests wait for the connection (one transaction, D-SYNC-4) but are accepted.
+        const giveWay = eventLoopTurns(PUSH_SLICE_MS);
         for (const index of applyOrder(changes)) {
           results[index] = await applyChange(trx, context, changes[index]!, index);
+          await giveWay();
         }
         return context.removed;
       });

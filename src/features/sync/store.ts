@@ -1,30 +1,32 @@
 import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
+import { type ListedNote, textBytes } from '../notes/store.js';
 
 /**
- * The ids of the notes the user may see that changed at or after `since` (D-SYNC-1), oldest
- * change first: their own by updatedAt, and those shared with them by updatedAt or by the time
- * they were shared, so a note shared today reaches the new collaborator even if it last changed
- * last year. Each half uses an index. The notes are read in batches (noteViewBatches).
+ * The notes the user may see that changed at or after `since` (D-SYNC-1), oldest change first:
+ * their own by updatedAt, and those shared with them by updatedAt or by the time they were
+ * shared, so a note shared today reaches the new collaborator even if it last changed last
+ * year. Each half uses an index. Only ids and sizes: the notes are read in batches
+ * (noteViewBatches).
  */
-export async function noteIdsChangedSince(db: Db, userId: number, since: number): Promise<string[]> {
+export async function notesChangedSince(db: Db, userId: number, since: number): Promise<ListedNote[]> {
   const rows = await db
-    .selectFrom('notes')
-    .select(['id', 'updated_at'])
-    .where('owner_id', '=', userId)
-    .where('updated_at', '>=', since)
+    .selectFrom('notes as n')
+    .select(['n.id', 'n.updated_at', textBytes('n').as('bytes')])
+    .where('n.owner_id', '=', userId)
+    .where('n.updated_at', '>=', since)
     .unionAll(
       db
         .selectFrom('notes as n')
         .innerJoin('note_collaborators as c', 'c.note_id', 'n.id')
-        .select(['n.id', 'n.updated_at'])
+        .select(['n.id', 'n.updated_at', textBytes('n').as('bytes')])
         .where('c.user_id', '=', userId)
         .where((eb) => eb.or([eb('n.updated_at', '>=', since), eb('c.added_at', '>=', since)])),
     )
     .orderBy('updated_at')
     .orderBy('id')
     .execute();
-  return rows.map((r) => r.id);
+  return rows.map(({ id, bytes }) => ({ id, bytes }));
 }
 
 /**
