@@ -32,7 +32,9 @@ await build({
   sourcemap: true,
   sourcesContent: false,
   // Native addons, and packages that read their own files from disk, load from node_modules.
-  external: ['better-sqlite3', 'sharp', '@fastify/swagger-ui', 'playwright-core'],
+  // So does @fastify/cookie: it import()s the CommonJS `cookie`, which a split bundle would
+  // turn into a chunk with only a default export (no stringifySetCookie: every login a 500).
+  external: ['better-sqlite3', 'sharp', '@fastify/swagger-ui', 'playwright-core', '@fastify/cookie'],
   // Bundled CommonJS packages call require(); give the ES module output one.
   banner: {
     js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",

@@ -4,7 +4,7 @@ import { errorBody } from '../../http/errorHandler.js';
 
 /**
  * Answers for MCP clients that take the 401 of a wrong or revoked key as "sign in with OAuth"
- * (docs/decisions/0005-mcp-wrong-key-answer.md). This server has no OAuth: the 401 itself stays
+ * (docs/decisions/0011-mcp-wrong-key-answer.md). This server has no OAuth: the 401 itself stays
  * as D-MCP-2 says, and the documents and the registration endpoint such a client then looks for
  * (RFC 9728 protected resource metadata, RFC 8414 / OpenID Connect discovery, and the
  * `/register` fallback of MCP 2025-03-26) answer 404 with a message the client shows its user.
