@@ -38,6 +38,8 @@ import { syncRoutes } from './features/sync/routes.js';
 import { createSyncService } from './features/sync/service.js';
 import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
+import { transferRoutes } from './features/transfer/routes.js';
+import { createTransferService } from './features/transfer/service.js';
 import { userRoutes } from './features/users/routes.js';
 import { UserProfile, UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
@@ -53,11 +55,12 @@ export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function buildServices(deps: { db: Db; clock: Clock; config: Config; log: Logger }) {
+  const uploadDir = path.join(deps.config.dataDir, 'uploads');
   const attachments = createAttachmentsService({
     db: deps.db,
     clock: deps.clock,
     storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
-    uploadDir: path.join(deps.config.dataDir, 'uploads'),
+    uploadDir,
     log: deps.log,
   });
   const notes = createNotesService({
@@ -78,6 +81,12 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config; log:
     apiKeys: createApiKeysService(deps),
     mcpSessions: createMcpSessionsService(deps),
     sync: createSyncService({ db: deps.db, clock: deps.clock, notes }),
+    transfer: createTransferService({
+      db: deps.db,
+      notes,
+      attachments,
+      uploadDir,
+    }),
   };
 }
 export type Services = ReturnType<typeof buildServices>;
@@ -216,6 +225,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
+  await app.register(transferRoutes);
 
   startMaintenance(app);
   return app;
