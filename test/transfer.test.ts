@@ -1,22 +1,22 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { archiveForm, image, unzip, zipOf } from './helpers/archives.js';
+import {
+  archiveForm,
+  attach,
+  downloadSha,
+  fetchAs,
+  image,
+  sha256,
+  unzip,
+  zipOf,
+} from './helpers/archives.js';
 import { createUserClient, ownerClientFor, type TestClient } from './helpers/client.js';
 import { run } from './helpers/commands.js';
 import { startServer, type TestServer } from './helpers/server.js';
-
-const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-/** A binary GET as the client (TestClient reads bodies as text). */
-const fetchAs = (client: TestClient, url: string) =>
-  fetch(new URL(url, client.baseUrl), {
-    headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-  });
 
 async function exportOf(client: TestClient): Promise<Buffer> {
   const response = await fetchAs(client, '/api/export');
@@ -27,20 +27,6 @@ async function exportOf(client: TestClient): Promise<Buffer> {
 
 function importZip(client: TestClient, data: Buffer, headers: Record<string, string> = {}) {
   return client.request('POST', '/api/import', { body: archiveForm(data), headers });
-}
-
-async function download(client: TestClient, noteId: string, attachmentId: string): Promise<Buffer> {
-  const response = await fetchAs(client, `/api/notes/${noteId}/attachments?attachmentId=${attachmentId}`);
-  assert.equal(response.status, 200);
-  return Buffer.from(await response.arrayBuffer());
-}
-
-async function attach(client: TestClient, noteId: string, data: Buffer, name: string) {
-  const form = new FormData();
-  form.append('file', new Blob([data]), name);
-  const response = await client.request('POST', `/api/notes/${noteId}/attachments`, { body: form });
-  assert.equal(response.status, 201, response.text);
-  return response.body;
 }
 
 /** What an export must carry over: everything but the server's own bookkeeping. */
@@ -91,8 +77,8 @@ describe('export and import of our own zip', () => {
     await alice.post('/api/notes', { title: '', content: 'binned', trashed: true });
     const trip = await alice.post('/api/notes', { title: 'Trip', content: 'Photos of #holiday/2026' });
     pictures.push(await image(1), await image(2, 'jpeg'));
-    await attach(alice, trip.body.id, pictures[0]!, 'beach.png');
-    await attach(alice, trip.body.id, pictures[1]!, 'hill café.jpg');
+    assert.equal((await attach(alice, trip.body.id, pictures[0]!, 'beach.png')).status, 201);
+    assert.equal((await attach(alice, trip.body.id, pictures[1]!, 'hill café.jpg')).status, 201);
     assert.equal(shopping.status, 201);
     // A note shared with alice is its owner's: not in her export.
     const owner = await ownerClientFor(source);
@@ -157,8 +143,8 @@ describe('export and import of our own zip', () => {
     const imported = await allNotes(bob);
     assert.deepEqual(imported.map(portable), sourceNotes.map(portable));
     const trip = imported.find((n) => n.title === 'Trip');
-    const bytes = await Promise.all(trip.attachments.map((a: any) => download(bob, trip.id, a.id)));
-    assert.deepEqual(bytes.map(sha256), pictures.map(sha256));
+    const shas = await Promise.all(trip.attachments.map((a: any) => downloadSha(bob, trip.id, a.id)));
+    assert.deepEqual(shas, pictures.map(sha256));
     // updatedAt is the target server's clock (D-SYNC-2), so pulls since before the import see them.
     for (const note of imported) assert.ok(Date.parse(note.updatedAt) > Date.parse(note.createdAt));
 
@@ -329,7 +315,7 @@ describe('import of a Google Keep Takeout', () => {
         ['4d5e6f.png', 'image/png'],
       ],
     );
-    assert.equal(sha256(await download(dave, trip.id, trip.attachments[0].id)), sha256(takeout.photo));
+    assert.equal(await downloadSha(dave, trip.id, trip.attachments[0].id), sha256(takeout.photo));
     const old = notes.find((n) => n.title === 'Old');
     assert.deepEqual([old.trashed, old.color], [true, 'chalk']);
   });

@@ -1,8 +1,10 @@
-import { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
+import type { TestClient } from './client.js';
 
 /** A small real image, different for each `seed`. */
 export function image(seed: number, format: 'png' | 'jpeg' = 'png'): Promise<Buffer> {
@@ -50,4 +52,25 @@ export function archiveForm(data: Buffer, name = 'archive.zip'): FormData {
   return form;
 }
 
-export const toStream = (data: Buffer) => Readable.from([data]);
+/** Uploads `data` as an attachment of the note; the response as TestClient gives it. */
+export function attach(client: TestClient, noteId: string, data: Buffer, name = 'photo.png') {
+  const form = new FormData();
+  form.append('file', new Blob([data]), name);
+  return client.request('POST', `/api/notes/${noteId}/attachments`, { body: form });
+}
+
+/** A GET as the client whose body is bytes (TestClient reads bodies as text). */
+export const fetchAs = (client: TestClient, url: string) =>
+  fetch(new URL(url, client.baseUrl), {
+    headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+  });
+
+export const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** The sha256 of an attachment's download, or its status when it is not 200. */
+export async function downloadSha(client: TestClient, noteId: string, attachmentId: string): Promise<string> {
+  const response = await fetchAs(client, `/api/notes/${noteId}/attachments?attachmentId=${attachmentId}`);
+  return response.status === 200
+    ? sha256(Buffer.from(await response.arrayBuffer()))
+    : `status ${response.status}`;
+}

@@ -83,12 +83,13 @@ interface Snapshot {
 
 /**
  * A database snapshot and the files its rows reference, agreeing with each other. Attachment
- * files never change once stored, and an upload stores its file before it commits its row,
- * so: (1) link every stored file into the work folder, (2) snapshot the database, (3) link the
- * files of rows committed between (1) and (2). A file missing at (3) was deleted after the
- * snapshot (its row's delete committed first): then start again, as that row would otherwise
- * be restored without its file. A file still missing after a few attempts is missing on the
- * server itself (D-ATT-3 keeps such rows) and is listed in the manifest.
+ * files never change once stored, an upload stores its files before it commits its row, and a
+ * delete commits before it removes the files. So: (1) hard-link every stored file into the work
+ * folder, (2) snapshot the database, (3) link the files of rows committed between (1) and (2).
+ * A row deleted after (2) keeps its file through the link of (1). Only a file that came after
+ * (1) and went before (3) is missing: then start again, as its row would otherwise be restored
+ * without it. A file still missing after a few attempts is missing on the server itself (D-ATT-3
+ * keeps such rows); the manifest lists it.
  */
 async function takeSnapshot(live: SQLite.Database, dataDir: string, work: string): Promise<Snapshot> {
   const attachments = path.join(dataDir, ATTACHMENTS_DIR);
