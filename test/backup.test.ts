@@ -57,7 +57,7 @@ describe('backup while the server takes writes, then restore', () => {
     fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('holds every write acknowledged before it started, and nothing half-present', async () => {
+  it('holds every write acknowledged before it started, and nothing half-present', async (t) => {
     source = await startServer();
     const owner = await ownerClientFor(source);
     const { client: alice } = await createUserClient(source, 'alice@example.com');
@@ -90,6 +90,9 @@ describe('backup while the server takes writes, then restore', () => {
     const startedAt = Date.now();
     const backup = await backupInChildProcess(source.dataDir, file);
     const writesDuring = acknowledged.filter((a) => a.at > startedAt).length;
+    t.diagnostic(
+      `backup process took ${Date.now() - startedAt} ms; ${acknowledged.length - writesDuring} notes acknowledged before it, ${writesDuring} while it ran`,
+    );
     stop = true;
     await Promise.all(writers);
     assert.equal(backup.code, 0, backup.output);

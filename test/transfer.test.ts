@@ -181,10 +181,10 @@ describe('export and import of our own zip', () => {
       const exportRun = await run(source, 'export', '--user', 'alice@example.com', file);
       assert.equal(exportRun.code, 0, exportRun.output);
       assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      const owner = await ownerClientFor(target);
       const importRun = await run(target, 'import', '--owner', file);
       assert.equal(importRun.code, 0, importRun.output);
       assert.match(importRun.output, new RegExp(`Imported ${sourceNotes.length} notes with 2 attachments`));
-      const owner = await ownerClientFor(target);
       const withoutIds = (notes: any[]) =>
         notes
           .map(portable)
@@ -195,9 +195,34 @@ describe('export and import of our own zip', () => {
       assert.equal(usage.code, 2);
       assert.match(usage.output, /Give either --user <email> or --owner/);
       assert.equal((await run(source, 'export', '--user', 'nobody@example.com', file)).code, 1);
+      const missing = await run(target, 'import', '--owner', path.join(folder, 'nothing.zip'));
+      assert.deepEqual([missing.code, /nothing\.zip does not exist/.test(missing.output)], [2, true]);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
+  });
+});
+
+describe('export of more notes than one batch', () => {
+  let server: TestServer;
+  after(() => server.close());
+
+  it('has every note, in notes.json and as Markdown', async () => {
+    server = await startServer();
+    const { client } = await createUserClient(server, 'many@example.com');
+    const ids: string[] = [];
+    for (let push = 0; push < 2; push++) {
+      const changes = Array.from({ length: 600 }, (_, i) => {
+        const noteId = crypto.randomUUID();
+        ids.push(noteId);
+        return { noteId, operation: 'create', timestamp: Date.now(), data: { title: `n${push}-${i}` } };
+      });
+      assert.equal((await client.post('/api/sync', { changes })).status, 200);
+    }
+    const entries = await unzip(await exportOf(client));
+    const json = JSON.parse(entries.get('notes.json')!.toString('utf8'));
+    assert.deepEqual(json.notes.map((n: any) => n.id).sort(), ids.sort());
+    assert.equal([...entries.keys()].filter((name) => name.endsWith('.md')).length, 1200);
   });
 });
 

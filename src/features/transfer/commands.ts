@@ -6,6 +6,7 @@ import {
   type Command,
   fileArgument,
   print,
+  UsageError,
   userOptions,
   withServices,
 } from '../../commandSupport.js';
@@ -58,9 +59,10 @@ export const transferCommands: Record<string, Command> = {
       const source = fileArgument(positionals);
       const summary = await withServices(config, async (services, db) => {
         const actor = await actorFromOptions(db, values);
-        const files = (await fs.stat(source)).isDirectory()
-          ? await openFolder(source)
-          : await openZip(source, IMPORT_LIMITS);
+        const stat = await fs.stat(source).catch(() => {
+          throw new UsageError(`${source} does not exist`);
+        });
+        const files = stat.isDirectory() ? await openFolder(source) : await openZip(source, IMPORT_LIMITS);
         try {
           return await services.transfer.importFrom(actor, files);
         } finally {
