@@ -42,6 +42,8 @@ import { syncRoutes } from './features/sync/routes.js';
 import { createSyncService } from './features/sync/service.js';
 import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
+import { transferRoutes } from './features/transfer/routes.js';
+import { createTransferService } from './features/transfer/service.js';
 import { userRoutes } from './features/users/routes.js';
 import { UserProfile, UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
@@ -76,11 +78,12 @@ export function buildServices(deps: {
   quota: StorageQuota;
 }) {
   const passwords = createPasswordHasher(deps.passwordCost);
+  const uploadDir = path.join(deps.config.dataDir, 'uploads');
   const attachments = createAttachmentsService({
     db: deps.db,
     clock: deps.clock,
     storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
-    uploadDir: path.join(deps.config.dataDir, 'uploads'),
+    uploadDir,
     maxImagePixels: deps.config.maxImagePixels,
     quota: deps.quota,
     log: deps.log,
@@ -104,6 +107,12 @@ export function buildServices(deps: {
     apiKeys: createApiKeysService(deps),
     mcpSessions: createMcpSessionsService(deps),
     sync: createSyncService({ db: deps.db, clock: deps.clock, notes }),
+    transfer: createTransferService({
+      db: deps.db,
+      notes,
+      attachments,
+      uploadDir,
+    }),
   };
 }
 export type Services = ReturnType<typeof buildServices>;
@@ -294,6 +303,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
+  await app.register(transferRoutes);
 
   startMaintenance(app);
   return app;

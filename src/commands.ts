@@ -1,25 +1,18 @@
 import { parseArgs } from 'node:util';
-import { buildServices, openDataDir } from './app.js';
-import { MonotonicClock } from './clock.js';
+import { type Command, UsageError, withServices } from './commandSupport.js';
 import type { Config } from './config.js';
 import { randomToken } from './crypto.js';
 import { AppError } from './errors.js';
-import { newestUpdate } from './features/notes/store.js';
+import { backupCommands } from './features/backup/commands.js';
+import { BackupError } from './features/backup/service.js';
+import { transferCommands } from './features/transfer/commands.js';
+
+export { UsageError };
 
 /**
  * The server's commands besides serving (`node dist/main.js <command>`). Each works on the
  * configured DATA_DIR, also while the server runs (SQLite in WAL mode lets both write).
  */
-interface Command {
-  usage: string;
-  summary: string;
-  options: NonNullable<Parameters<typeof parseArgs>[0]>['options'];
-  run(config: Config, values: Record<string, string | boolean | undefined>): Promise<void>;
-}
-
-/** Thrown for a command used wrongly: its message and the usage are printed, exit code 2. */
-export class UsageError extends Error {}
-
 export const commands: Record<string, Command> = {
   'reset-password': {
     usage: 'reset-password (--email <email> | --owner)',
@@ -37,24 +30,9 @@ export const commands: Record<string, Command> = {
       console.log(`New password for ${who}: ${password}\nSign in with it, then change it in your settings.`);
     },
   },
+  ...backupCommands,
+  ...transferCommands,
 };
-
-/** Opens DATA_DIR's database for one command's work and closes it afterwards. */
-async function withServices<T>(
-  config: Config,
-  work: (services: ReturnType<typeof buildServices>) => Promise<T>,
-): Promise<T> {
-  const { database, quota } = await openDataDir(config);
-  try {
-    const log = { warn: (details: object, message: string) => console.warn(message, details) };
-    const clock = new MonotonicClock(await newestUpdate(database.db));
-    return await work(
-      buildServices({ db: database.db, pingDatabase: database.ping, clock, config, log, quota }),
-    );
-  } finally {
-    await database.close();
-  }
-}
 
 export function commandsHelp(): string {
   const width = Math.max(...Object.values(commands).map((c) => c.usage.length)) + 2;
@@ -76,15 +54,24 @@ export async function runCommand(name: string, args: string[], config: Config): 
     return 0;
   }
   try {
-    const { values } = parseArgs({ args, options: command.options, strict: true, allowPositionals: false });
-    await command.run(config, values);
+    const { values, positionals } = parseArgs({
+      args,
+      options: command.options,
+      strict: true,
+      allowPositionals: true,
+    });
+    const expected = command.positionals ?? 0;
+    if (positionals.length !== expected) {
+      throw new UsageError(expected === 0 ? `Unexpected argument "${positionals[0]}"` : 'Give one file name');
+    }
+    await command.run(config, values, positionals);
     return 0;
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`${(err as Error).message}\nUsage: node dist/main.js ${command.usage}`);
       return 2;
     }
-    if (err instanceof AppError) {
+    if (err instanceof AppError || err instanceof BackupError) {
       console.error(err.message);
       return 1;
     }

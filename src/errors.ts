@@ -25,6 +25,10 @@ export const ERROR_CODES = {
   invalid_multipart: [400, 'The multipart body is malformed'],
   invalid_file: [400, 'The upload is missing, not an accepted image, or corrupt'],
   invalid_thumbnail: [400, 'The client thumbnail is not a WebP of at most 1 MiB and 512 px'],
+  invalid_archive: [
+    400,
+    'Import: the archive is not a zip, has unsafe entry names, is over the entry or size limits, or is not an export, Keep Takeout or Markdown archive',
+  ],
   bad_request: [400, 'Another malformed request (the status may be another 4xx the HTTP layer gives)'],
   unauthenticated: [401, 'No, an expired or an invalid session or API key'],
   invalid_credentials: [401, 'Login: wrong email or password'],
@@ -64,6 +68,7 @@ export const ERROR_CODES = {
     413,
     'The image (or client thumbnail) has more pixels than MAX_IMAGE_PIXELS; nothing was decoded',
   ],
+  archive_too_large: [413, 'Import: the archive is over 256 MiB'],
   unsupported_media_type: [415, 'The body has a type the endpoint does not take'],
   misdirected_request: [
     421,
@@ -127,6 +132,9 @@ export const errors = {
   invalidMultipart: (message: string) => new AppError('invalid_multipart', message),
   invalidFile: (message: string) => new AppError('invalid_file', message),
   invalidThumbnail: (message: string) => new AppError('invalid_thumbnail', message),
+  invalidArchive: (message: string) => new AppError('invalid_archive', message),
+  archiveTooLarge: (limitBytes: number) =>
+    new AppError('archive_too_large', `The archive is larger than ${limitBytes / 1048576} MiB`),
   unauthenticated: (message = 'Authentication required', headers?: Record<string, string>) =>
     new AppError('unauthenticated', message, undefined, headers),
   invalidCredentials: () => new AppError('invalid_credentials', 'Wrong email or password'),

@@ -1,24 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it, mock } from 'node:test';
-import { runCommand } from '../src/commands.js';
-import { loadConfig } from '../src/config.js';
+import { after, before, describe, it } from 'node:test';
 import { createUserClient, ownerClientFor, TestClient } from './helpers/client.js';
+import { run } from './helpers/commands.js';
 import { startServer, type TestServer } from './helpers/server.js';
-
-/** Runs a command in this process against the server's DATA_DIR, capturing what it prints. */
-async function run(server: TestServer, ...argv: string[]) {
-  const printed: string[] = [];
-  const log = mock.method(console, 'log', (line: string) => printed.push(line));
-  const error = mock.method(console, 'error', (line: string) => printed.push(line));
-  try {
-    const [name, ...args] = argv;
-    const code = await runCommand(name!, args, loadConfig({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }));
-    return { code, output: printed.join('\n') };
-  } finally {
-    log.mock.restore();
-    error.mock.restore();
-  }
-}
 
 const newPasswordIn = (output: string) => /New password for .*: (\S+)/.exec(output)?.[1];
 

@@ -32,6 +32,24 @@ export interface DatabaseOptions {
   storageGrew?: (userId: number, bytes: number) => void;
 }
 
+/**
+ * The functions the schema calls (its triggers, its queries): any connection that writes to
+ * notes.db needs them, not only the server's.
+ */
+export function registerFunctions(
+  sqlite: SQLite.Database,
+  storageGrew?: DatabaseOptions['storageGrew'],
+): void {
+  // Unicode-aware lower case (SQLite's lower() only folds ASCII); see containsIgnoringCase.
+  sqlite.function('fold_case', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  );
+  sqlite.function('storage_grew', { deterministic: false }, (userId: unknown, bytes: unknown) => {
+    storageGrew?.(Number(userId), Number(bytes));
+    return null;
+  });
+}
+
 /** Opens (creating if needed) DATA_DIR/notes.db in WAL mode with foreign keys on (D-OPS-3). */
 export async function openDatabase(dataDir: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
   fs.mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -43,15 +61,8 @@ export async function openDatabase(dataDir: string, options: DatabaseOptions = {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
-  // Unicode-aware lower case (SQLite's lower() only folds ASCII); see containsIgnoringCase.
-  sqlite.function('fold_case', { deterministic: true }, (value: unknown) =>
-    typeof value === 'string' ? value.toLowerCase() : value,
-  );
-  const { onQuery, storageGrew } = options;
-  sqlite.function('storage_grew', { deterministic: false }, (userId: unknown, bytes: unknown) => {
-    storageGrew?.(Number(userId), Number(bytes));
-    return null;
-  });
+  registerFunctions(sqlite, options.storageGrew);
+  const { onQuery } = options;
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),

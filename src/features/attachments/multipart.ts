@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { finished, pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../fileModes.js';
+import { writeHashed } from '../../files.js';
 import { MAX_CLIENT_THUMBNAIL_BYTES, MAX_FILE_BYTES } from './images.js';
 import type { ReceivedFile, ReceivedUpload, ReceiveUpload } from './service.js';
 
@@ -37,33 +36,20 @@ const TOO_LARGE: Record<UploadField, () => AppError> = {
 };
 
 /** Streams one part to `target`, hashing it; busboy's size limit ends it with `tooLarge`. */
-async function saveLimited(
+export async function saveLimited(
   source: Readable,
   target: string,
   tooLarge: () => AppError,
 ): Promise<Omit<ReceivedFile, 'filename'>> {
-  const hash = createHash('sha256');
-  let size = 0;
   source.once('limit', () => source.destroy(tooLarge()));
-  await pipeline(
-    source,
-    async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        size += chunk.length;
-        hash.update(chunk);
-        yield chunk;
-      }
-    },
-    createWriteStream(target, { flags: 'wx', mode: PRIVATE_FILE_MODE }),
-  );
-  return { path: target, size, sha256: hash.digest('hex') };
+  return { path: target, ...(await writeHashed(source, target, PRIVATE_FILE_MODE)) };
 }
 
 /**
  * Broken multipart (no boundary, a truncated part...) is the client's fault: 400, never 500
  * (D-ERR-3). Errors with a status pass through; file-system errors stay server errors.
  */
-function asClientError(err: unknown): unknown {
+export function asClientError(err: unknown): unknown {
   if (err instanceof AppError || !(err instanceof Error)) return err;
   if ('statusCode' in err || 'syscall' in err) return err;
   return errors.invalidMultipart(`The multipart body is malformed: ${err.message}`);

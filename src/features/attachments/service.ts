@@ -75,7 +75,7 @@ async function thumbnailFor(
 }
 
 /** Every storage key an attachment row owns. */
-function keysOf(row: Pick<AttachmentRow, 'id' | 'thumbnail_path'>): string[] {
+export function keysOf(row: Pick<AttachmentRow, 'id' | 'thumbnail_path'>): string[] {
   return row.thumbnail_path ? [fileKey(row.id), row.thumbnail_path] : [fileKey(row.id)];
 }
 

@@ -228,7 +228,15 @@ async function indexNote(db: Db, note: NoteRow, inserted: boolean): Promise<void
  */
 export async function insertNote(
   db: Db,
-  input: { ownerId: number; id: string; values: Partial<NoteFields>; now: number; stampedAt: FieldStamp },
+  input: {
+    ownerId: number;
+    id: string;
+    values: Partial<NoteFields>;
+    now: number;
+    stampedAt: FieldStamp;
+    /** An imported note's original creation time; otherwise `now`. */
+    createdAt?: number;
+  },
 ): Promise<NoteRow> {
   const values = { ...DEFAULTS, ...input.values };
   const clock = Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, stampOf(input.stampedAt, f)]));
@@ -244,7 +252,7 @@ export async function insertNote(
     checklist_mode: Number(values.checklistMode),
     sort_order: values.sortOrder,
     trashed_at: values.trashed ? input.now : null,
-    created_at: input.now,
+    created_at: input.createdAt ?? input.now,
     updated_at: input.now,
     version: 1,
     field_clock: JSON.stringify(clock),
@@ -342,6 +350,16 @@ function checklistProblem(problem: 'no_items' | 'not_found' | 'ambiguous', candi
     return errors.checklistItemAmbiguous(`Several checklist items match: ${listed}`);
   }
   return errors.checklistItemNotFound(`No such checklist item; the items are ${listed}`);
+}
+
+/**
+ * Where an imported note came from (docs/backup.md): it keeps its original creation time, and
+ * its fields are stamped with its original edit time, so that any later edit from a device wins
+ * over the imported values (D-SYNC-5). updatedAt is still the server's clock (D-SYNC-2).
+ */
+export interface NoteOrigin {
+  createdAt?: number;
+  editedAt?: number;
 }
 
 /** Extra narrowing for lists beyond the REST query (D-MCP-3 list_notes). */
@@ -455,7 +473,7 @@ export function createNotesService(deps: NotesDeps) {
       return noteView(db, note);
     },
 
-    async create(actor: Actor, input: NoteInput): Promise<Note> {
+    async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {
       requireWriteScope(actor);
       const id = (input.id ?? randomUUID()).toLowerCase();
       const row = await db.transaction().execute(async (trx) => {
@@ -466,7 +484,8 @@ export function createNotesService(deps: NotesDeps) {
           id,
           values: pickNoteFields(input),
           now,
-          stampedAt: now,
+          createdAt: origin.createdAt === undefined ? undefined : Math.min(origin.createdAt, now),
+          stampedAt: Math.min(origin.editedAt ?? now, now),
         });
       });
       return noteView(db, row);

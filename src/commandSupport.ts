@@ -1,0 +1,72 @@
+import path from 'node:path';
+import type { parseArgs } from 'node:util';
+import { type Actor, sessionActor } from './actor.js';
+import { buildServices, openDataDir } from './app.js';
+import { MonotonicClock } from './clock.js';
+import type { Config } from './config.js';
+import type { Db } from './db/connection.js';
+import { errors } from './errors.js';
+import { newestUpdate } from './features/notes/store.js';
+import { findOwner, findUserByEmail } from './features/users/store.js';
+
+/** What every command (src/commands.ts lists them) is made of, and what they share. */
+export interface Command {
+  usage: string;
+  summary: string;
+  options: NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+  /** How many words besides the options the command takes (file names); none when absent. */
+  positionals?: number;
+  run(
+    config: Config,
+    values: Record<string, string | boolean | undefined>,
+    positionals: string[],
+  ): Promise<void>;
+}
+
+/** Thrown for a command used wrongly: its message and the usage are printed, exit code 2. */
+export class UsageError extends Error {}
+
+/** Prints a line to the person running the command; tests capture it. */
+export const print = (line: string) => console.log(line);
+
+/** Opens DATA_DIR's database for one command's work and closes it afterwards. */
+export async function withServices<T>(
+  config: Config,
+  work: (services: ReturnType<typeof buildServices>, db: Db) => Promise<T>,
+): Promise<T> {
+  const { database, quota } = await openDataDir(config);
+  try {
+    const log = { warn: (details: object, message: string) => console.warn(message, details) };
+    const clock = new MonotonicClock(await newestUpdate(database.db));
+    const services = buildServices({
+      db: database.db,
+      pingDatabase: database.ping,
+      clock,
+      config,
+      log,
+      quota,
+    });
+    return await work(services, database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+/** The `--user <email> | --owner` options of commands that act as one user. */
+export const userOptions = { user: { type: 'string' }, owner: { type: 'boolean' } } as const;
+
+/** The user that `--user <email>` or `--owner` names, acting with every scope. */
+export async function actorFromOptions(
+  db: Db,
+  values: Record<string, string | boolean | undefined>,
+): Promise<Actor> {
+  const email = values.user as string | undefined;
+  if ((email === undefined) === (values.owner !== true))
+    throw new UsageError('Give either --user <email> or --owner');
+  const user = email === undefined ? await findOwner(db) : await findUserByEmail(db, email);
+  if (!user) throw errors.userNotFound();
+  return sessionActor(user);
+}
+
+/** The one file name a command takes. */
+export const fileArgument = (positionals: string[]) => path.resolve(positionals[0]!);

@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Command, fileArgument, print } from '../../commandSupport.js';
+import { openDatabase } from '../../db/connection.js';
+import { BackupError, type BackupManifest, createBackup, restoreBackup } from './service.js';
+
+function describe(manifest: BackupManifest): string {
+  const { counts } = manifest.database;
+  return `${counts.users ?? 0} users, ${counts.notes ?? 0} notes, ${counts.attachments ?? 0} attachments (${manifest.files.length} files)`;
+}
+
+/** `backup <file>` and `restore <file>` (docs/backup.md). */
+export const backupCommands: Record<string, Command> = {
+  backup: {
+    usage: 'backup <file.zip>',
+    summary: 'Writes the database and attachments to one archive, also while the server runs',
+    options: {},
+    positionals: 1,
+    async run(config, _values, positionals) {
+      const target = fileArgument(positionals);
+      if (!fs.existsSync(path.join(config.dataDir, 'notes.db'))) {
+        throw new BackupError(`There is no database in ${config.dataDir} to back up`);
+      }
+      const database = await openDatabase(config.dataDir);
+      try {
+        const manifest = await createBackup(database.sqlite, config.dataDir, target);
+        print(`Backup written to ${target}: ${describe(manifest)}`);
+        if (manifest.missingFiles.length > 0) {
+          print(
+            `Warning: ${manifest.missingFiles.length} attachment files were already missing on the server`,
+          );
+        }
+      } finally {
+        await database.close();
+      }
+    },
+  },
+  restore: {
+    usage: 'restore <file.zip>',
+    summary: 'Restores a backup into an empty DATA_DIR, checking every file against its manifest',
+    options: {},
+    positionals: 1,
+    async run(config, _values, positionals) {
+      const manifest = await restoreBackup(fileArgument(positionals), config.dataDir);
+      print(`Restored into ${config.dataDir}: ${describe(manifest)}, made ${manifest.createdAt}`);
+    },
+  },
+};

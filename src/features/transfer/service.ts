@@ -1,0 +1,257 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { v5 as nameBasedUuid } from 'uuid';
+import yazl from 'yazl';
+import type { Actor } from '../../actor.js';
+import { requireWriteScope } from '../../actor.js';
+import type { Db } from '../../db/connection.js';
+import { AppError } from '../../errors.js';
+import { MAX_FILE_BYTES } from '../attachments/images.js';
+import type { AttachmentsService } from '../attachments/service.js';
+import type { Note } from '../notes/schemas.js';
+import type { NotesService } from '../notes/service.js';
+import { noteViewBatches } from '../notes/service.js';
+import type { ListedNote } from '../notes/store.js';
+import {
+  attachmentPath,
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  exportedNote,
+  markdownOf,
+  markdownPath,
+} from './exportFormat.js';
+import {
+  detectFormat,
+  type ImportItem,
+  problemWith,
+  readItems,
+  type SourceFiles,
+  type SourceFormat,
+  type Unreadable,
+} from './sources.js';
+import * as store from './store.js';
+import { openZip, type ZipLimits } from './zip.js';
+
+/** What an import did (the command prints it, POST /api/import answers it). */
+export interface ImportSummary {
+  format: SourceFormat;
+  /** Notes created. */
+  imported: number;
+  /** Notes skipped because an earlier import of the same source made them. */
+  alreadyThere: number;
+  /** Attachments stored with the imported notes. */
+  attachments: number;
+  /** Notes and attachments left out, with why. */
+  unreadable: Unreadable[];
+}
+
+/** Largest archive POST /api/import takes (docs/api.md). */
+export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+
+/** Zip bomb limits of an import, from the API or the command (docs/api.md). */
+export const IMPORT_LIMITS: ZipLimits = {
+  maxEntries: 20_000,
+  maxTotalBytes: 1024 * 1024 * 1024,
+  maxRatio: 100,
+};
+
+/** Fixed namespace of imported notes' name-based ids (a random v4 uuid, chosen once). */
+const IMPORT_NAMESPACE = '3b9c1f64-52d7-4e0a-a8f1-7c6d2e9b4a17';
+
+export interface TransferDeps {
+  db: Db;
+  notes: NotesService;
+  attachments: AttachmentsService;
+  /** Where uploaded archives are received (swept at start-up with the attachment uploads). */
+  uploadDir: string;
+}
+
+/** Streams an uploaded archive into a file inside `directory` (the HTTP layer provides it). */
+export type ReceiveArchive = (directory: string) => Promise<string>;
+
+export function createTransferService(deps: TransferDeps) {
+  const { db, notes, attachments } = deps;
+
+  /**
+   * The id an item gets, or null when the note is already there. An id the source gives (our
+   * export) is kept when it is free, so export then import into a new server keeps ids; when it
+   * belongs to another user's note (the export came from this server), the importing user gets
+   * a name-based id of it instead. Notes from Keep or Markdown get a name-based uuid of the
+   * user and the source file, so importing the same archive again finds them.
+   */
+  async function noteIdFor(userId: number, item: ImportItem): Promise<string | null> {
+    if (item.givenId) {
+      const owner = await store.ownerOfNote(db, item.givenId);
+      if (owner === undefined) return item.givenId;
+      if (owner === userId) return null;
+    }
+    const name = item.givenId ? `${userId}/id/${item.givenId}` : `${userId}/source/${item.source}`;
+    const derived = nameBasedUuid(name, IMPORT_NAMESPACE);
+    return (await store.ownerOfNote(db, derived)) === undefined ? derived : null;
+  }
+
+  /** Adds one attachment through the attachments service (D-ATT-1..3); a refused file is reported. */
+  async function importAttachment(
+    actor: Actor,
+    noteId: string,
+    files: SourceFiles,
+    attachment: ImportItem['attachments'][number],
+  ): Promise<Unreadable | null> {
+    const { source, filename } = attachment;
+    if (!files.names.includes(source)) return { source, reason: 'the attachment is not in the archive' };
+    if (files.size(source) > MAX_FILE_BYTES) return { source, reason: `larger than ${MAX_FILE_BYTES} bytes` };
+    try {
+      await attachments.add(actor, noteId, async (directory) => {
+        const target = path.join(directory, 'file');
+        return { file: { path: target, filename, ...(await files.extract(source, target)) } };
+      });
+      return null;
+    } catch (err) {
+      if (err instanceof AppError && err.statusCode < 500) return { source, reason: err.message };
+      throw err;
+    }
+  }
+
+  /** Stores one item: its note, then its attachments; counts what happened in `summary`. */
+  async function importItem(actor: Actor, files: SourceFiles, item: ImportItem, summary: ImportSummary) {
+    const problem = problemWith(item.values);
+    if (problem) {
+      summary.unreadable.push({ source: item.source, reason: problem });
+      return;
+    }
+    const id = await noteIdFor(actor.userId, item);
+    if (id === null) {
+      summary.alreadyThere++;
+      return;
+    }
+    try {
+      await notes.create(
+        actor,
+        { ...item.values, id },
+        { createdAt: item.createdAt, editedAt: item.editedAt },
+      );
+    } catch (err) {
+      // Made by a concurrent import of the same source since noteIdFor looked.
+      if (err instanceof AppError && err.code === 'note_exists') {
+        summary.alreadyThere++;
+        return;
+      }
+      throw err;
+    }
+    summary.imported++;
+    for (const attachment of item.attachments) {
+      const refused = await importAttachment(actor, id, files, attachment);
+      if (refused) summary.unreadable.push(refused);
+      else summary.attachments++;
+    }
+  }
+
+  /**
+   * Imports our export, a Google Keep Takeout or Markdown files into the actor's notes, one
+   * note at a time through the notes and attachments services (tags, search index and limits
+   * apply as for any create). Importing the same source again creates nothing new.
+   */
+  async function importFrom(actor: Actor, files: SourceFiles): Promise<ImportSummary> {
+    requireWriteScope(actor);
+    const format = detectFormat(files);
+    const summary: ImportSummary = { format, imported: 0, alreadyThere: 0, attachments: 0, unreadable: [] };
+    for await (const item of readItems(files, format)) {
+      if ('reason' in item) summary.unreadable.push(item);
+      else await importItem(actor, files, item, summary);
+    }
+    return summary;
+  }
+
+  return {
+    importFrom,
+
+    /**
+     * POST /api/import: the archive is received into a work folder (after the scope check, so
+     * a read-only key sends no upload for nothing), read with the zip bomb limits, imported.
+     */
+    async importArchive(actor: Actor, receive: ReceiveArchive): Promise<ImportSummary> {
+      requireWriteScope(actor);
+      await fs.mkdir(deps.uploadDir, { recursive: true });
+      const workDir = await fs.mkdtemp(path.join(deps.uploadDir, 'import-'));
+      try {
+        const files = await openZip(await receive(workDir), IMPORT_LIMITS);
+        try {
+          return await importFrom(actor, files);
+        } finally {
+          files.close();
+        }
+      } finally {
+        await fs.rm(workDir, { recursive: true, force: true });
+      }
+    },
+
+    /**
+     * The actor's own notes as our export zip, streamed: notes are read 500 at a time while the
+     * zip is written, and each attachment file is opened only when its turn comes, so memory
+     * stays bounded whatever the number of notes. Notes shared with the actor are not in it:
+     * they belong to their owner, whose export has them.
+     */
+    async exportNotes(actor: Actor): Promise<Readable> {
+      const notes = await store.ownedNotes(db, actor.userId);
+      const zip = new yazl.ZipFile();
+      zip.addReadStream(Readable.from(notesJson(actor, notes)), 'notes.json');
+      const output = zip.outputStream as Readable;
+      const fail = (err: unknown) => output.destroy(err as Error);
+      addNoteFiles(zip, actor, notes).then(() => zip.end(), fail);
+      zip.on('error', fail);
+      return output;
+    },
+  };
+
+  async function* notesJson(actor: Actor, notes: readonly ListedNote[]): AsyncGenerator<string> {
+    const head = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: new Date().toISOString() };
+    yield `${JSON.stringify(head).slice(0, -1)},"notes":[`;
+    let first = true;
+    for await (const batch of noteViewBatches(db, actor.userId, notes)) {
+      for (const note of batch) {
+        yield `${first ? '' : ','}\n${JSON.stringify(exportedNote(note))}`;
+        first = false;
+      }
+    }
+    yield '\n]}\n';
+  }
+
+  /**
+   * Adds each note's Markdown file and attachments, a batch at a time: the next batch is read
+   * only once the zip has started on this batch's last entry (the reader of the zip sets the pace).
+   */
+  async function addNoteFiles(zip: yazl.ZipFile, actor: Actor, notes: readonly ListedNote[]): Promise<void> {
+    for await (const batch of noteViewBatches(db, actor.userId, notes)) {
+      let reached: Promise<void> = Promise.resolve();
+      for (const note of batch) reached = addNote(zip, actor, note);
+      await reached;
+    }
+  }
+
+  /** Resolves when the zip asks for the note's last entry. */
+  function addNote(zip: yazl.ZipFile, actor: Actor, note: Note): Promise<void> {
+    const mtime = new Date(note.updatedAt);
+    return new Promise((resolve) => {
+      const last = note.attachments.length - 1;
+      zip.addReadStreamLazy(markdownPath(note), { mtime }, (callback) => {
+        if (last < 0) resolve();
+        callback(null, Readable.from([Buffer.from(markdownOf(note))]));
+      });
+      note.attachments.forEach((attachment, index) => {
+        zip.addReadStreamLazy(attachmentPath(attachment), { mtime, compress: false }, (callback) => {
+          if (index === last) resolve();
+          attachments
+            .find(actor, note.id, attachment.id, false)
+            .then(attachments.open)
+            .then(
+              (found) => callback(null, found.stream),
+              (err) => callback(err, undefined as never),
+            );
+        });
+      });
+    });
+  }
+}
+
+export type TransferService = ReturnType<typeof createTransferService>;
