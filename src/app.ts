@@ -30,6 +30,9 @@ import { noteRoutes } from './features/notes/routes.js';
 import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
 import { newestUpdate } from './features/notes/store.js';
+import { revisionRoutes } from './features/revisions/routes.js';
+import { NoteRevision } from './features/revisions/schemas.js';
+import { createRevisionsService } from './features/revisions/service.js';
 import { searchRoutes } from './features/search/routes.js';
 import { createSearchService } from './features/search/service.js';
 import { sharingRoutes } from './features/sharing/routes.js';
@@ -70,6 +73,7 @@ export function buildServices(deps: { db: Db; clock: Clock; config: Config; log:
     auth: createAuthService(deps),
     users: createUsersService({ ...deps, notes }),
     notes,
+    revisions: createRevisionsService(deps),
     attachments,
     collaborators: createCollaboratorsService(deps),
     search: createSearchService(deps),
@@ -148,6 +152,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     Success,
     Attachment,
     Note,
+    NoteRevision,
     UserProfile,
     UserSummary,
     Collaborator,
@@ -213,6 +218,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(collaboratorRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
+  await app.register(revisionRoutes);
   await app.register(syncRoutes);
   await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);

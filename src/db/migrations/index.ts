@@ -5,6 +5,7 @@ import * as sync from './0003_sync.js';
 import * as shareLinks from './0005_share_links.js';
 import * as apiKeys from './0006_api_keys.js';
 import * as searchPrefixIndex from './0007_search_prefix_index.js';
+import * as noteRevisions from './0008_note_revisions.js';
 
 /**
  * Every migration, in order (D-OPS-3). Names are numbered; a new one is appended here and never
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0005_share_links': shareLinks,
   '0006_api_keys': apiKeys,
   '0007_search_prefix_index': searchPrefixIndex,
+  '0008_note_revisions': noteRevisions,
 };
