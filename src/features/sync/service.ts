@@ -135,7 +135,7 @@ function result(
  * the change sets content, says its baseVersion, and the note's content changed after it.
  * Undefined otherwise, or when that revision is no longer kept.
  */
-async function contentSinceChanged(
+async function baseContentFor(
   trx: Db,
   note: NoteRow,
   history: FieldHistory,
@@ -231,7 +231,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       noteId,
       timestamp: change.timestamp,
       baseVersion,
-      baseContent: await contentSinceChanged(trx, access.note, history, data, baseVersion),
+      baseContent: await baseContentFor(trx, access.note, history, data, baseVersion),
       data,
       stored: fieldValues(access.note),
       history,
