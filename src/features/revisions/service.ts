@@ -14,7 +14,8 @@ const REVISION_RETENTION_MS = REVISION_RETENTION_DAYS * 86_400_000;
  * Records the note's current title and content as the revision of its current version, written
  * by `authorId` at `now`, and prunes what the retention rule lets go. Called in the transaction
  * of every stored change of title or content, so the bound holds at all times without a job
- * having to visit every note (docs/decisions/0005-three-way-merge-and-revisions.md).
+ * having to visit every note (docs/decisions/0005-three-way-merge-and-revisions.md). A note
+ * has at most one revision per version, so below version 51 there is nothing to prune.
  */
 export async function recordRevision(
   db: Db,
@@ -30,7 +31,8 @@ export async function recordRevision(
     title: note.title,
     content: note.content,
   });
-  await store.pruneRevisions(db, note.id, now - REVISION_RETENTION_MS, REVISIONS_KEPT);
+  if (note.version > REVISIONS_KEPT)
+    await store.pruneRevisions(db, note.id, now - REVISION_RETENTION_MS, REVISIONS_KEPT);
 }
 
 export function createRevisionsService({ db }: { db: Db }) {
