@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
 import { REVISION_RETENTION_DAYS, REVISIONS_KEPT } from '../src/features/revisions/service.js';
 import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
@@ -189,5 +191,32 @@ describe('note revisions (D-SYNC-9)', () => {
     assert.equal(await server.app.services.notes.purgeExpiredTrash(), 1);
     assert.equal((await owner.delete(`/api/users/${removedUser.userId}`)).status, 200);
     assert.equal(await countRevisions(), 0);
+  });
+});
+
+describe('migration 0008_note_revisions', () => {
+  it('gives every existing note its current text as its first revision', async () => {
+    const first = await startServer();
+    const owner = await setupOwner(first.url, { email: OWNER_EMAIL });
+    const note = (await owner.post('/api/notes', { title: 'Old', content: 'before revisions' })).body;
+    await owner.patch(`/api/notes/${note.id}`, { content: 'current text' });
+    await first.close({ keepData: true });
+    // Back to the database as it was before this migration.
+    const sqlite = new SQLite(path.join(first.dataDir, 'notes.db'));
+    sqlite.exec("DROP TABLE note_revisions; DELETE FROM kysely_migration WHERE name = '0008_note_revisions'");
+    sqlite.close();
+
+    const second = await startServer({ dataDir: first.dataDir });
+    try {
+      const again = new TestClient(second.url);
+      await again.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD });
+      const revisions = await revisionsOf(again, note.id);
+      assert.deepEqual(
+        revisions.map((r) => [r.version, r.title, r.content]),
+        [[2, 'Old', 'current text']],
+      );
+    } finally {
+      await second.close();
+    }
   });
 });
