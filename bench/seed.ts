@@ -90,6 +90,7 @@ export async function seedDataDir(dataDir: string, options: SeedOptions): Promis
           const now = clock.now();
           await insertNote(trx, {
             ownerId: owner.id,
+            authorId: owner.id,
             id: note.id,
             values: pickNoteFields(noteInput(note)),
             now,

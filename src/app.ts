@@ -32,6 +32,9 @@ import { noteRoutes } from './features/notes/routes.js';
 import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
 import { newestUpdate } from './features/notes/store.js';
+import { revisionRoutes } from './features/revisions/routes.js';
+import { NoteRevision } from './features/revisions/schemas.js';
+import { createRevisionsService } from './features/revisions/service.js';
 import { searchRoutes } from './features/search/routes.js';
 import { createSearchService } from './features/search/service.js';
 import { sharingRoutes } from './features/sharing/routes.js';
@@ -99,6 +102,7 @@ export function buildServices(deps: {
     auth: createAuthService({ ...deps, passwords }),
     users: createUsersService({ ...deps, notes, passwords }),
     notes,
+    revisions: createRevisionsService(deps),
     attachments,
     collaborators: createCollaboratorsService(deps),
     search: createSearchService(deps),
@@ -224,6 +228,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     Success,
     Attachment,
     Note,
+    NoteRevision,
     UserProfile,
     UserSummary,
     Collaborator,
@@ -299,6 +304,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(collaboratorRoutes);
   await app.register(searchRoutes);
   await app.register(tagRoutes);
+  await app.register(revisionRoutes);
   await app.register(syncRoutes);
   await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);

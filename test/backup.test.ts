@@ -11,16 +11,17 @@ import { createBackup } from '../src/features/backup/service.js';
 import { attach, downloadSha, image, sha256, unzip, zipOf } from './helpers/archives.js';
 import { createUserClient, ownerClientFor, TestClient } from './helpers/client.js';
 import { run, runIn } from './helpers/commands.js';
-import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
+import { mainArguments, startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+// Tests run from the repository root (npm test runs them bundled elsewhere).
+const ROOT = process.cwd();
 
 /** The `backup` command in its own process, as an operator runs it beside the server. */
 async function backupInChildProcess(
   dataDir: string,
   file: string,
 ): Promise<{ code: number; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'backup', file], {
+  const child = spawn(process.execPath, mainArguments('backup', file), {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'pipe', 'pipe'],

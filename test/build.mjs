@@ -34,7 +34,17 @@ await build({
   // Native addons, and packages that read their own files from disk, load from node_modules.
   // So does @fastify/cookie: it import()s the CommonJS `cookie`, which a split bundle would
   // turn into a chunk with only a default export (no stringifySetCookie: every login a 500).
-  external: ['better-sqlite3', 'sharp', '@fastify/swagger-ui', 'playwright-core', '@fastify/cookie'],
+  // The OpenAPI test's tools (the TypeScript compiler reads __filename) stay out of it too.
+  external: [
+    'better-sqlite3',
+    'sharp',
+    '@fastify/swagger-ui',
+    'playwright-core',
+    '@fastify/cookie',
+    'typescript',
+    'openapi-typescript',
+    '@redocly/openapi-core',
+  ],
   // Bundled CommonJS packages call require(); give the ES module output one.
   banner: {
     js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",

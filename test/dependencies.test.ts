@@ -6,7 +6,8 @@ import semver from 'semver';
 import { setupOwner } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+// Tests run from the repository root (npm test runs them bundled elsewhere).
+const ROOT = process.cwd();
 const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8'));
 
 describe('installed dependencies', () => {

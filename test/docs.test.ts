@@ -10,7 +10,8 @@ import { linesOutsideCode } from '../src/features/notes/markdown.js';
  * the links of the README and the docs, and the docs/… references in code, lead somewhere.
  */
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+// Tests run from the repository root (npm test runs them bundled elsewhere).
+const ROOT = process.cwd();
 const RULE_ID = /\bD-[A-Z]+-\d+\b/g;
 const CODE_DIRS = ['src', 'test', 'bench'];
 

@@ -165,7 +165,7 @@ describe('the running app reads note content the same way on every path (D-NOTE-
 
 describe('readLines', () => {
   it('imports nothing, so that the web app can use it as it is', () => {
-    const source = fs.readFileSync(new URL('../src/features/notes/markdown.ts', import.meta.url), 'utf8');
+    const source = fs.readFileSync('src/features/notes/markdown.ts', 'utf8');
     assert.doesNotMatch(source, /^\s*import\b|\brequire\(|\bimport\(/m);
   });
 

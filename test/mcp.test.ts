@@ -13,7 +13,7 @@ import {
 import { createApiKey, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
-const READ_TOOLS = ['get_note', 'list_notes', 'list_tags', 'search_notes'];
+const READ_TOOLS = ['get_note', 'list_note_revisions', 'list_notes', 'list_tags', 'search_notes'];
 const WRITE_TOOLS = [
   'append_to_note',
   'archive_note',
@@ -194,6 +194,14 @@ describe('POST /api/mcp tools (D-MCP-3)', () => {
     const rest = (await owner.get(`/api/notes/${created.id}`)).body;
     assert.equal(rest.content, 'line one\nline two #added');
     assert.deepEqual(rest.tags, ['added']);
+    const revisions = (await call('list_note_revisions', { id: created.id })).revisions;
+    assert.deepEqual(
+      revisions.map((r: { version: number; content: string }) => [r.version, r.content]),
+      [
+        [2, 'line one\nline two #added'],
+        [1, 'line one'],
+      ],
+    ); // D-SYNC-9: an MCP edit records a revision like any other
     const empty = (await owner.post('/api/notes', {})).body;
     await call('append_to_note', { id: empty.id, text: 'first' });
     assert.equal((await owner.get(`/api/notes/${empty.id}`)).body.content, 'first');
@@ -599,6 +607,30 @@ describe('POST /api/mcp with a read-only key (D-KEY-3)', () => {
     assert.equal((found.structuredContent as Structured).notes[0].id, noteId);
     const got = (await client.callTool({ name: 'get_note', arguments: { id: noteId } })) as CallToolResult;
     assert.equal((got.structuredContent as Structured).note.title, 'Visible');
+  });
+
+  it('lists the revisions of a note, newest first, with list_note_revisions (D-SYNC-9)', async () => {
+    await owner.patch(`/api/notes/${noteId}`, { content: 'read me again #shared' });
+    const listed = (await client.callTool({
+      name: 'list_note_revisions',
+      arguments: { id: noteId },
+    })) as CallToolResult;
+    assert.equal(listed.isError, undefined);
+    const { revisions } = listed.structuredContent as Structured;
+    assert.deepEqual(
+      revisions.map((r: { version: number; content: string }) => [r.version, r.content]),
+      [
+        [2, 'read me again #shared'],
+        [1, 'read me #shared'],
+      ],
+    );
+    const missing = (await client.callTool({
+      name: 'list_note_revisions',
+      arguments: { id: MISSING_ID },
+    })) as CallToolResult;
+    assert.equal(missing.isError, true);
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'list_note_revisions');
+    assert.equal(tool?.annotations?.readOnlyHint, true);
   });
 
   it('cannot call a write tool, and nothing changes', async () => {

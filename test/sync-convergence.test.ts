@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { type Actor, sessionActor } from '../src/actor.js';
 import { isCollaborator } from '../src/features/collaborators/store.js';
 import { NOTE_COLORS, type Note } from '../src/features/notes/schemas.js';
+import { revisionAt } from '../src/features/revisions/store.js';
+import { conflictCopyId } from '../src/features/sync/merge.js';
 import type { SyncChange } from '../src/features/sync/schemas.js';
 import type { SyncService } from '../src/features/sync/service.js';
 import { insertUser } from '../src/features/users/store.js';
@@ -11,11 +13,19 @@ import { startServer, type TestServer } from './helpers/server.js';
 
 /**
  * Randomized convergence (issue 4): offline devices of an owner and a collaborator make random
- * creates, edits, archives, trashes and deletes, and push (with delayed, reordered and duplicated
- * deliveries) and pull in random orders. After everyone has pushed and pulled once more:
+ * creates, edits (new values, the value already shown, single checklist lines), archives, trashes
+ * and deletes, and push (with delayed, reordered and duplicated deliveries) and pull in random
+ * orders. A device follows docs/sync.md: after an `applied` answer whose text the server stored
+ * as sent, it shows its text and moves the baseVersion of its later edits of that text to the
+ * answer's version (D-SYNC-7). After everyone has pushed and pulled once more:
  * - every device holds exactly the server's notes for its user;
- * - every text edit survives in its note or in a conflict copy, unless the note was deleted, the
- *   server refused the change (forbidden/deleted), or a device replaced that very text knowingly;
+ * - every text edit survives in its note or in a conflict copy, whole or (a checklist line) as a
+ *   line, unless the note was deleted, the server refused the change (forbidden/deleted), or a
+ *   device replaced that very text knowingly (D-SYNC-8, D-SYNC-9);
+ * - every other field holds the value of its newest write the server took, same-value writes
+ *   included (D-SYNC-5);
+ * - a device that pushed only after its earlier pushes were answered never got a conflict copy
+ *   of a text it wrote itself;
  * - versions only grow.
  * The devices call the sync service directly (the HTTP layer has its own tests in sync.test.ts),
  * which keeps a run to milliseconds; sharing goes through the collaborators service.
@@ -24,12 +34,26 @@ import { startServer, type TestServer } from './helpers/server.js';
 const T0 = Date.UTC(2026, 0, 1);
 const TEXT_FIELDS = ['title', 'content'] as const;
 type EditField = 'title' | 'content' | 'color' | 'pinned' | 'sortOrder' | 'checklistMode';
+/** A new value, the value the device already shows, or (content) one checklist line ticked. */
+type EditMode = 'new' | 'same' | 'line';
 
 interface TextEdit {
   device: Device;
   noteId: string;
   field: 'title' | 'content';
+  /** The text to find again: the whole field, or for a line edit the line. */
   value: string;
+  line: boolean;
+  /** The whole field as the device sent it. */
+  sent: string;
+  change: SyncChange;
+}
+
+/** A write of a field other than title and content, for the last-writer-wins check. */
+interface FieldWrite {
+  noteId: string;
+  field: string;
+  value: unknown;
   change: SyncChange;
 }
 
@@ -39,18 +63,24 @@ type LocalNote = Record<string, unknown> & { id: string };
 class Device {
   readonly serverCopy = new Map<string, Note>();
   pending: SyncChange[] = [];
-  readonly batches: { changes: SyncChange[]; acked: boolean }[] = [];
+  /** Sent batches; `sequential`: sent when every earlier batch had been answered. */
+  readonly batches: { changes: SyncChange[]; acked: boolean; sequential: boolean }[] = [];
+  /** Changes answered `applied` with their text stored as sent, and that version, until the next pull. */
+  readonly acknowledged = new Map<SyncChange, number>();
   since = 0;
   private lastTimestamp = 0;
 
   constructor(
     readonly name: string,
+    readonly index: number,
     readonly actor: Actor,
     private readonly skew: number,
   ) {}
 
+  /** Increasing per device and unique across devices, so no two devices' writes tie. */
   timestamp(now: number): number {
-    this.lastTimestamp = Math.max(this.lastTimestamp + 1, now + this.skew);
+    const t = Math.max(this.lastTimestamp + 1, now + this.skew);
+    this.lastTimestamp = t + ((this.index - (t % DEVICES) + DEVICES) % DEVICES);
     return this.lastTimestamp;
   }
 
@@ -61,7 +91,7 @@ class Device {
   view(): Map<string, LocalNote> {
     const view = new Map<string, LocalNote>();
     for (const [id, note] of this.serverCopy) view.set(id, { ...note });
-    for (const change of this.unacked()) {
+    for (const change of [...this.acknowledged.keys(), ...this.unacked()]) {
       const existing = view.get(change.noteId);
       if (change.operation === 'delete') view.delete(change.noteId);
       else if (existing) Object.assign(existing, change.data);
@@ -73,20 +103,38 @@ class Device {
   /**
    * The version the user's edit of this field is based on (docs/sync.md): while the field has an
    * unacknowledged change, the base of the oldest such change (a create counts as version 1),
-   * because the device shows its own text, not the server's; otherwise the pulled version.
+   * because the device shows its own text, not the server's; else the version of its newest
+   * acknowledged change of the field since the last pull; otherwise the pulled version.
    */
   baseVersion(noteId: string, field: string): number {
-    const pending = this.unacked().find(
-      (c) => c.noteId === noteId && c.data?.[field as 'title'] !== undefined,
-    );
+    const sets = (c: SyncChange) => c.noteId === noteId && c.data?.[field as 'title'] !== undefined;
+    const pending = this.unacked().find(sets);
     if (pending) return pending.baseVersion ?? 1;
+    const acknowledged = [...this.acknowledged].filter(([c]) => sets(c)).map(([, version]) => version);
+    if (acknowledged.length > 0) return Math.max(...acknowledged);
     return this.serverCopy.get(noteId)?.version ?? 1;
+  }
+
+  /**
+   * The client rule of docs/sync.md: the server stored `change`'s text as sent at `version`, so
+   * the edits of the same text still waiting to be sent, made on top of it (they carry its
+   * baseVersion), are now based on that version.
+   */
+  acknowledge(change: SyncChange, version: number): void {
+    this.acknowledged.set(change, version);
+    for (const later of this.pending) {
+      const sameText = TEXT_FIELDS.some(
+        (f) => change.data?.[f] !== undefined && later.data?.[f] !== undefined,
+      );
+      if (later.noteId === change.noteId && sameText && later.baseVersion === (change.baseVersion ?? 1))
+        later.baseVersion = version;
+    }
   }
 }
 
 type Action =
   | { kind: 'create'; device: number }
-  | { kind: 'edit'; device: number; pick: number; field: EditField; n: number }
+  | { kind: 'edit'; device: number; pick: number; field: EditField; mode: EditMode; n: number }
   | { kind: 'archive' | 'trash'; device: number; pick: number; value: boolean }
   | { kind: 'delete'; device: number; pick: number }
   | { kind: 'share'; pick: number }
@@ -98,7 +146,7 @@ const DEVICES = 5; // 3 of the owner, 2 of the collaborator
 const device = fc.integer({ min: 0, max: DEVICES - 1 });
 const pick = fc.integer({ min: 0, max: 1000 });
 const actionArb: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('create' as const), device }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('create' as const), device }) },
   {
     weight: 8,
     arbitrary: fc.record({
@@ -111,9 +159,12 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
         'content',
         'color',
         'pinned',
+        'pinned',
+        'pinned',
         'sortOrder',
         'checklistMode',
       ),
+      mode: fc.constantFrom<EditMode>('new', 'same', 'line', 'line'),
       n: fc.nat(1000),
     }),
   },
@@ -136,6 +187,9 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
 class Simulation {
   readonly devices: Device[];
   readonly edits: TextEdit[] = [];
+  readonly fieldWrites: FieldWrite[] = [];
+  /** Changes the server took on some delivery (not refused as forbidden or deleted). */
+  readonly taken = new Set<SyncChange>();
   /** Texts a device replaced or removed while it was showing them: the user chose to. */
   readonly replaced = new Set<string>();
   /** Changes the server refused on their first delivery (forbidden or deleted). */
@@ -154,7 +208,7 @@ class Simulation {
     skews: number[],
   ) {
     this.devices = skews.map(
-      (skew, i) => new Device(i < 3 ? `owner-${i}` : `collab-${i}`, i < 3 ? owner : collaborator, skew),
+      (skew, i) => new Device(i < 3 ? `owner-${i}` : `collab-${i}`, i, i < 3 ? owner : collaborator, skew),
     );
   }
 
@@ -188,68 +242,129 @@ class Simulation {
           timestamp: d.timestamp(this.time),
           data: { title },
         };
-        this.edits.push({ device: d, noteId, field: 'title', value: title, change });
-        return this.record(d, change);
-      }
-      case 'edit': {
-        const noteId = this.pickNote(d, action.pick);
-        if (!noteId) return;
-        const before = d.view().get(noteId)!;
-        const value = this.editValue(d, action.field, action.n);
-        // The user replaces the text the device shows, and any text this device wrote there before
-        // (which its view may not show between the push being acknowledged and the next pull).
-        if (typeof before[action.field] === 'string') this.replaced.add(before[action.field] as string);
-        for (const own of this.edits)
-          if (own.device === d && own.noteId === noteId && own.field === action.field)
-            this.replaced.add(own.value);
-        const change: SyncChange = {
+        this.edits.push({
+          device: d,
           noteId,
-          operation: 'update',
-          timestamp: d.timestamp(this.time),
-          baseVersion: d.baseVersion(noteId, action.field),
-          data: { [action.field]: value },
-        };
-        if (action.field === 'title' || action.field === 'content')
-          this.edits.push({ device: d, noteId, field: action.field, value: value as string, change });
+          field: 'title',
+          value: title,
+          line: false,
+          sent: title,
+          change,
+        });
         return this.record(d, change);
       }
+      case 'edit':
+        return this.edit(d, action);
       case 'archive':
       case 'trash': {
         const noteId = this.pickNote(d, action.pick);
         if (!noteId) return;
         const field = action.kind === 'archive' ? 'archived' : 'trashed';
-        return this.record(d, {
+        const change: SyncChange = {
           noteId,
           operation: 'update',
           timestamp: d.timestamp(this.time),
           baseVersion: d.baseVersion(noteId, field),
           data: { [field]: action.value },
-        });
+        };
+        this.fieldWrites.push({ noteId, field, value: action.value, change });
+        return this.record(d, change);
       }
       case 'delete': {
         const noteId = this.pickNote(d, action.pick);
         if (!noteId) return;
-        const shown = d.view().get(noteId)!;
-        for (const field of TEXT_FIELDS)
-          if (typeof shown[field] === 'string') this.replaced.add(shown[field]);
+        this.replaceShown(d.view().get(noteId)!, TEXT_FIELDS);
         return this.record(d, { noteId, operation: 'delete', timestamp: d.timestamp(this.time) });
       }
       case 'push':
         if (d.pending.length === 0) return;
-        d.batches.push({ changes: d.pending, acked: false });
+        d.batches.push({ changes: d.pending, acked: false, sequential: d.batches.every((b) => b.acked) });
         d.pending = [];
         if (action.deliver) await this.deliver(d, d.batches.length - 1);
         return;
-      case 'deliver':
-        if (d.batches.length > 0) await this.deliver(d, action.pick % d.batches.length);
+      case 'deliver': {
+        // Mostly a batch still in flight (a late delivery), else a repeat of an answered one.
+        const waiting = d.batches.flatMap((b, i) => (b.acked ? [] : [i]));
+        const choices = waiting.length > 0 && action.pick % 4 !== 0 ? waiting : d.batches.map((_, i) => i);
+        if (choices.length > 0) await this.deliver(d, choices[action.pick % choices.length]!);
         return;
+      }
       case 'pull':
         return this.pull(d);
     }
   }
 
-  private editValue(d: Device, field: EditField, n: number): unknown {
-    if (field === 'title' || field === 'content') return `${d.name} ${field} ${++this.counter}`;
+  /** The user knowingly replaces these texts the device shows, and every line of its content. */
+  private replaceShown(shown: LocalNote, fields: readonly ('title' | 'content')[]): void {
+    for (const field of fields) {
+      const text = shown[field];
+      if (typeof text !== 'string') continue;
+      this.replaced.add(text);
+      if (field === 'content') for (const line of text.split('\n')) this.replaced.add(line);
+    }
+  }
+
+  private async edit(d: Device, action: Extract<Action, { kind: 'edit' }>): Promise<void> {
+    const noteId = this.pickNote(d, action.pick);
+    if (!noteId) return;
+    const { field } = action;
+    const before = d.view().get(noteId)!;
+    const shown = before[field];
+    let value: unknown;
+    let line: string | undefined;
+    const isText = field === 'title' || field === 'content';
+    // For a flag, 'line' means the value shown too: same-value writes are where D-SYNC-5 bites.
+    if (action.mode === 'same' || (action.mode === 'line' && !isText)) {
+      if (shown === undefined) return; // the device does not know the value yet
+      value = shown; // D-SYNC-5: still a write of the field
+    } else if (action.mode === 'line' && field === 'content' && typeof shown === 'string') {
+      // Tick one checklist line: only that line is replaced knowingly.
+      const lines = shown.split('\n');
+      const index = action.n % lines.length;
+      line = `- [x] ${d.name} item ${++this.counter}`;
+      this.replaced.add(lines[index]!);
+      this.replaced.add(shown);
+      lines[index] = line;
+      value = lines.join('\n');
+    } else {
+      value = this.newValue(d, field, action.n);
+      this.replaceShown(before, isText ? [field] : []);
+      // Any whole text this device wrote there before, which its view may no longer show
+      // (after an answer that merged it, until the next pull).
+      for (const own of this.edits)
+        if (own.device === d && own.noteId === noteId && own.field === field && !own.line)
+          this.replaced.add(own.value);
+    }
+    const change: SyncChange = {
+      noteId,
+      operation: 'update',
+      timestamp: d.timestamp(this.time),
+      baseVersion: d.baseVersion(noteId, field),
+      data: { [field]: value },
+    };
+    if (isText && action.mode !== 'same') {
+      const sent = value as string;
+      this.edits.push({
+        device: d,
+        noteId,
+        field,
+        value: line ?? sent,
+        line: line !== undefined,
+        sent,
+        change,
+      });
+    } else if (!isText) {
+      this.fieldWrites.push({ noteId, field, value, change });
+    }
+    this.record(d, change);
+  }
+
+  private newValue(d: Device, field: EditField, n: number): unknown {
+    if (field === 'title') return `${d.name} title ${++this.counter}`;
+    if (field === 'content') {
+      const id = ++this.counter;
+      return [1, 2, 3].map((i) => `- [ ] ${d.name} item ${id}.${i}`).join('\n');
+    }
     if (field === 'color') return NOTE_COLORS[n % NOTE_COLORS.length];
     if (field === 'sortOrder') return n;
     return n % 2 === 0;
@@ -273,11 +388,41 @@ class Simulation {
     const batch = d.batches[index]!;
     const results = await this.sync.push(d.actor, batch.changes);
     assert.equal(results.length, batch.changes.length);
-    if (batch.acked) return;
+    const firstAnswer = !batch.acked;
     batch.acked = true;
-    results.forEach((result, i) => {
-      if (result.reason === 'forbidden' || result.reason === 'deleted') this.refused.add(batch.changes[i]!);
-    });
+    for (const [i, result] of results.entries()) {
+      const change = batch.changes[i]!;
+      const refused = result.reason === 'forbidden' || result.reason === 'deleted';
+      if (!refused) this.taken.add(change);
+      if (!firstAnswer) continue;
+      if (refused) this.refused.add(change);
+      if (batch.sequential && result.status === 'applied' && result.conflictCopyId)
+        await this.checkNotOwnText(d, change, result.conflictCopyId);
+      if (result.status === 'applied' && result.version !== undefined && change.operation !== 'delete') {
+        if (await this.storedAsSent(change, result.version)) d.acknowledge(change, result.version);
+      }
+    }
+  }
+
+  /**
+   * Whether the note's text at `version` is the change's (the server may have merged it with
+   * another edit instead, D-SYNC-9), read from its revisions as a client would (docs/sync.md).
+   */
+  private async storedAsSent(change: SyncChange, version: number): Promise<boolean> {
+    const texts = TEXT_FIELDS.filter((f) => change.data?.[f] !== undefined);
+    if (texts.length === 0) return true;
+    const atVersion = await revisionAt(this.server.app.db, change.noteId.toLowerCase(), version);
+    return atVersion !== undefined && texts.every((f) => atVersion[f] === change.data?.[f]);
+  }
+
+  /** A copy made for a winning change keeps the stored text it replaced: never the device's own. */
+  private async checkNotOwnText(d: Device, change: SyncChange, copyId: string): Promise<void> {
+    const field = TEXT_FIELDS.find((f) => conflictCopyId(change.noteId, f, change.timestamp) === copyId)!;
+    const copy = (await this.sync.pull(d.actor, 0)).notes.find((n) => n.id === copyId);
+    if (!copy) return; // deleted since, by a repeated push's answer or a user
+    const kept = field === 'title' ? copy.title.replace(/ \(conflict [^)]*\)$/, '') : copy.content;
+    const own = this.edits.some((e) => e.device === d && e.field === field && e.sent === kept);
+    assert.ok(!own, `${d.name} got a conflict copy of its own ${field} "${kept}"`);
   }
 
   /** The protocol of docs/sync.md: notes since the cursor, then deletions, then advance the cursor. */
@@ -291,6 +436,7 @@ class Simulation {
       d.serverCopy.set(note.id, note);
     }
     for (const tombstone of deleted) d.serverCopy.delete(tombstone.id);
+    d.acknowledged.clear(); // the server copies now hold what was acknowledged
     d.since = syncTime;
   }
 
@@ -298,7 +444,7 @@ class Simulation {
     for (const d of this.devices) {
       for (let i = 0; i < d.batches.length; i++) if (!d.batches[i]!.acked) await this.deliver(d, i);
       if (d.pending.length > 0) {
-        d.batches.push({ changes: d.pending, acked: false });
+        d.batches.push({ changes: d.pending, acked: false, sequential: d.batches.every((b) => b.acked) });
         d.pending = [];
         await this.deliver(d, d.batches.length - 1);
       }
@@ -326,12 +472,33 @@ class Simulation {
     for (const edit of this.edits) {
       if (this.replaced.has(edit.value) || this.refused.has(edit.change)) continue;
       if (!everything.has(edit.noteId)) continue; // the note was deleted: delete wins (D-SYNC-6)
-      const survives = [...everything.values()].some(
-        (note) =>
-          note[edit.field] === edit.value ||
-          (edit.field === 'title' && note.title.startsWith(`${edit.value} (conflict `)),
+      const survives = [...everything.values()].some((note) =>
+        edit.line
+          ? note.content.split('\n').includes(edit.value)
+          : note[edit.field] === edit.value ||
+            (edit.field === 'title' && note.title.startsWith(`${edit.value} (conflict `)),
       );
-      assert.ok(survives, `the ${edit.field} "${edit.value}" of ${edit.noteId} was lost`);
+      assert.ok(
+        survives,
+        `the ${edit.line ? 'line' : edit.field} "${edit.value}" of ${edit.noteId} was lost`,
+      );
+    }
+    // D-SYNC-5: each other field holds the value of its newest write the server took.
+    const newest = new Map<string, FieldWrite>();
+    for (const write of this.fieldWrites) {
+      if (!this.taken.has(write.change)) continue;
+      const key = `${write.noteId}/${write.field}`;
+      const known = newest.get(key);
+      if (!known || write.change.timestamp > known.change.timestamp) newest.set(key, write);
+    }
+    for (const write of newest.values()) {
+      const note = everything.get(write.noteId);
+      if (!note) continue;
+      assert.deepEqual(
+        note[write.field as keyof Note],
+        write.value,
+        `${write.field} of ${write.noteId}: the newest write (at ${write.change.timestamp}) lost`,
+      );
     }
   }
 }
@@ -376,7 +543,7 @@ describe('sync convergence (randomized, fixed seed)', () => {
       // A fixed seed for CI; SEED and RUNS explore further, NO_SHRINK reports the first failure.
       {
         seed: Number(process.env.SEED ?? 20260101),
-        numRuns: Number(process.env.RUNS ?? 40),
+        numRuns: Number(process.env.RUNS ?? 100),
         endOnFailure: Boolean(process.env.NO_SHRINK),
       },
     );

@@ -10,6 +10,7 @@ import {
   type MergeInput,
   mergeChange,
 } from '../src/features/sync/merge.js';
+import { mergeLines } from '../src/features/sync/threeWayMerge.js';
 
 const NOTE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 
@@ -158,6 +159,99 @@ describe('mergeChange (D-SYNC-5, D-SYNC-8)', () => {
     ]);
     assert.deepEqual(merge({ index: 0, data: { color: 'sage' }, batch }).accepted, {});
     assert.deepEqual(merge({ index: 1, data: { color: 'fog' }, batch }).accepted, { color: 'fog' });
+  });
+});
+
+describe('mergeChange: three-way merge of content (D-SYNC-9)', () => {
+  const base = '- [ ] milk\n- [ ] bread\n- [ ] eggs';
+  const ticked = (item: string) => base.replace(`[ ] ${item}`, `[x] ${item}`);
+
+  it('merges content both sides changed on different lines, with no loser, whichever is newer', () => {
+    for (const timestamp of [50, 200]) {
+      const decision = merge({
+        timestamp,
+        baseVersion: 1,
+        baseContent: base,
+        stored: { ...stored, content: ticked('bread') },
+        history: history({ content: 100 }, { content: 2 }),
+        data: { content: ticked('milk') },
+      });
+      assert.deepEqual(decision.accepted, { content: '- [x] milk\n- [x] bread\n- [ ] eggs' });
+      assert.deepEqual(decision.losers, []);
+      assert.equal(decision.stale, false);
+      // The merged text holds both writes: it keeps the newer stamp, so older writes lose to it.
+      assert.equal(decision.stampedAt.content, Math.max(100, timestamp));
+    }
+  });
+
+  it('falls back to last writer wins with a conflict copy when both changed the same line', () => {
+    const decision = merge({
+      timestamp: 200,
+      baseVersion: 1,
+      baseContent: base,
+      stored: { ...stored, content: base.replace('milk', 'oat milk') },
+      history: history({ content: 100 }, { content: 2 }),
+      data: { content: ticked('milk') },
+    });
+    assert.deepEqual(decision.accepted, { content: ticked('milk') });
+    assert.deepEqual(decision.losers, [
+      { field: 'content', text: base.replace('milk', 'oat milk'), stampedAt: 100 },
+    ]);
+  });
+
+  it('does not merge without a known base, or when one side kept the base', () => {
+    const storedTick = { ...stored, content: ticked('bread') };
+    const withoutBase = merge({
+      timestamp: 200,
+      baseVersion: 1,
+      stored: storedTick,
+      history: history({ content: 100 }, { content: 2 }),
+      data: { content: ticked('milk') },
+    });
+    assert.deepEqual(withoutBase.accepted, { content: ticked('milk') });
+    const keptBase = merge({
+      timestamp: 200,
+      baseVersion: 1,
+      baseContent: base,
+      stored: storedTick,
+      history: history({ content: 100 }, { content: 2 }),
+      data: { content: base },
+    });
+    assert.deepEqual(keptBase.accepted, { content: base });
+  });
+});
+
+describe('mergeLines (D-SYNC-9)', () => {
+  it('takes lines changed on one side only, even next to each other', () => {
+    assert.equal(mergeLines('a\nb\nc', 'A\nb\nc', 'a\nB\nc'), 'A\nB\nc');
+    assert.equal(mergeLines('a\nb\nc', 'a\nb\nc', 'a\nb\nC'), 'a\nb\nC');
+  });
+
+  it('keeps insertions and deletions of both sides', () => {
+    assert.equal(mergeLines('a\nb\nc', 'a\nnew\nb\nc', 'a\nb'), 'a\nnew\nb');
+    assert.equal(mergeLines('a\nb', 'first\na\nb', 'a\nb\nlast'), 'first\na\nb\nlast');
+    assert.equal(mergeLines('a\nb', 'a\nx\nb', 'a\nB'), 'a\nx\nB');
+  });
+
+  it('takes the same change made on both sides once, line by line', () => {
+    // A side that changed two neighbouring lines and one that changed only the first agree on it.
+    assert.equal(mergeLines('a\nb\nc', 'A\nB\nc', 'A\nb\nc'), 'A\nB\nc');
+    assert.equal(mergeLines('a\nb\nc', 'A\nB\nc', 'A\nb\nC'), 'A\nB\nC');
+    assert.equal(mergeLines('a\nb\nc', 'A\nb\nc', 'A\nb\nC'), 'A\nb\nC');
+    assert.equal(mergeLines('a\nb', 'a\nx\nb', 'a\nx\nb'), 'a\nx\nb');
+  });
+
+  it('is a conflict when both sides changed the same lines differently', () => {
+    assert.equal(mergeLines('a\nb\nc', 'a\nB1\nc', 'a\nB2\nc'), undefined);
+    assert.equal(mergeLines('a\nb\nc', 'a\nc', 'a\nB2\nc'), undefined); // deleted vs changed
+    assert.equal(mergeLines('a\nb\nc', 'X\nY\nc', 'a\nZ\nc'), undefined); // overlapping ranges
+    assert.equal(mergeLines('a\nb', 'a\nx\nb', 'a\ny\nb'), undefined); // insertions at one place
+    assert.equal(mergeLines('one line', 'left', 'right'), undefined); // a title: one line
+  });
+
+  it('keeps line endings and a final newline as written', () => {
+    assert.equal(mergeLines('a\r\nb\r\n', 'A\r\nb\r\n', 'a\r\nB\r\n'), 'A\r\nB\r\n');
+    assert.equal(mergeLines('a\nb\n', 'A\nb\n', 'a\nb\nc\n'), 'A\nb\nc\n');
   });
 });
 

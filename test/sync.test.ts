@@ -4,45 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { type Change, noteOf, pullAll, push, share } from './helpers/sync.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DAY = 86_400_000;
-
-interface Change {
-  noteId: string;
-  operation: 'create' | 'update' | 'delete';
-  timestamp: number;
-  baseVersion?: number;
-  data?: Record<string, unknown>;
-}
-
-async function push(client: TestClient, changes: Change[]) {
-  const response = await client.post('/api/sync', { changes });
-  assert.equal(response.status, 200, response.text);
-  return response.body.results as {
-    noteId: string;
-    status: string;
-    reason?: string;
-    conflictCopyId?: string;
-  }[];
-}
-
-/** The owner shares a note through the collaboration endpoint. */
-async function share(owner: TestClient, noteId: string, userId: number) {
-  const response = await owner.post(`/api/notes/${noteId}/collaborators`, { userId });
-  assert.equal(response.status, 201, response.text);
-}
-
-async function pullAll(client: TestClient) {
-  const response = await client.get('/api/sync?since=0');
-  assert.equal(response.status, 200);
-  return response.body as any[];
-}
-
-async function noteOf(client: TestClient, id: string) {
-  const response = await client.get(`/api/notes/${id}`);
-  return response.status === 200 ? response.body : undefined;
-}
 
 describe('GET /api/sync', () => {
   let server: TestServer;
@@ -367,7 +332,7 @@ describe('POST /api/sync: applying changes', () => {
     const results = await push(owner, [
       { noteId: id, operation: 'create', timestamp: T0, data: { title: 'from phone', pinned: true } },
     ]);
-    assert.deepEqual(results, [{ noteId: id, status: 'applied' }]);
+    assert.deepEqual(results, [{ noteId: id, status: 'applied', version: 1 }]);
     const note = await noteOf(owner, id);
     assert.equal(note.title, 'from phone');
     assert.equal(note.pinned, true);
@@ -388,7 +353,7 @@ describe('POST /api/sync: applying changes', () => {
     await push(owner, changes);
     clock.advance(1000);
     const results = await push(owner, changes);
-    assert.deepEqual(results, [{ noteId: id, status: 'applied' }]);
+    assert.deepEqual(results, [{ noteId: id, status: 'applied', version: 1 }]);
     const note = await noteOf(owner, id);
     assert.equal(note.version, 1);
     assert.equal(note.updatedAt, new Date(clock.now() - 1000).toISOString());
@@ -428,7 +393,7 @@ describe('POST /api/sync: applying changes', () => {
     const results = await push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { color: 'sand' } },
     ]);
-    assert.deepEqual(results, [{ noteId: id, status: 'skipped', reason: 'stale' }]);
+    assert.deepEqual(results, [{ noteId: id, status: 'skipped', reason: 'stale', version: 2 }]);
     assert.equal((await noteOf(owner, id)).color, 'mint');
   });
 
@@ -594,7 +559,7 @@ describe('POST /api/sync: applying changes', () => {
       { noteId: id, operation: 'update', timestamp: T0 + 3, data: { title: 'after' } },
     ]);
     assert.deepEqual(results, [
-      { noteId: id, status: 'applied' },
+      { noteId: id, status: 'applied', version: 1 },
       { noteId: id, status: 'applied' },
       { noteId: id, status: 'skipped', reason: 'deleted' },
     ]);
@@ -695,7 +660,7 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
     const [result] = await push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'A' } },
     ]);
-    assert.deepEqual(result, { noteId: id, status: 'applied' });
+    assert.deepEqual(result, { noteId: id, status: 'applied', version: 3 });
   });
 
   it('with baseVersion equal to the current version, makes no copy', async () => {
@@ -715,7 +680,7 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
     const [result] = await push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { title: 'same!', color: 'clay' } },
     ]);
-    assert.deepEqual(result, { noteId: id, status: 'skipped', reason: 'stale' });
+    assert.deepEqual(result, { noteId: id, status: 'skipped', reason: 'stale', version: 2 });
   });
 
   it("makes no copy of a device's own text that its later change in the same batch replaced", async () => {
@@ -733,20 +698,46 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
     assert.equal((await noteOf(owner, id)).title, 'draft 3');
   });
 
-  it("gives a collaborator's losing text to the collaborator", async () => {
+  it("gives a collaborator's losing text to the note's owner, shared like the note (D-SYNC-8)", async () => {
     const collaborator = await createUserClient(server, 'copy-collab@example.com');
+    const bystander = await createUserClient(server, 'copy-bystander@example.com');
     const id = await noteWithTitle('ours', 'owner text');
     await share(owner, id, collaborator.userId);
+    await share(owner, id, bystander.userId);
     await push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'owner new' } },
     ]);
-    const [result] = await push(collaborator.client, [
+    const batch: Change[] = [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'collab text' } },
+    ];
+    const [result] = await push(collaborator.client, batch);
+    const copyId = result!.conflictCopyId!;
+    for (const reader of [owner, collaborator.client, bystander.client]) {
+      const copy = await noteOf(reader, copyId);
+      assert.equal(copy.ownerId, (await noteOf(owner, id)).ownerId);
+      assert.equal(copy.content, 'collab text');
+    }
+    const collaborators = (await owner.get(`/api/notes/${copyId}/collaborators`)).body;
+    assert.deepEqual(
+      collaborators.map((c: { userId: number }) => c.userId).sort(),
+      [collaborator.userId, bystander.userId].sort(),
+    );
+    const again = await push(collaborator.client, batch);
+    assert.equal(again[0]!.conflictCopyId, copyId);
+    assert.equal((await pullAll(owner)).filter((n) => n.id === copyId).length, 1);
+  });
+
+  it('never shows a conflict copy to someone who cannot see the note', async () => {
+    const collaborator = await createUserClient(server, 'copy-collab-2@example.com');
+    const stranger = await createUserClient(server, 'copy-stranger@example.com');
+    const id = await noteWithTitle('private', 'owner text');
+    await share(owner, id, collaborator.userId);
+    await push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'new' } }]);
+    const [result] = await push(collaborator.client, [
+      { noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'lost' } },
     ]);
-    const copy = await noteOf(collaborator.client, result!.conflictCopyId!);
-    assert.equal(copy.ownerId, collaborator.userId);
-    assert.equal(copy.content, 'collab text');
-    assert.equal(await noteOf(owner, result!.conflictCopyId!), undefined);
+    assert.equal(await noteOf(stranger.client, result!.conflictCopyId!), undefined);
+    assert.equal((await stranger.client.get(`/api/notes/${result!.conflictCopyId}`)).status, 404);
   });
 });
 

@@ -85,6 +85,17 @@ export interface StorageUsageTable {
   bytes: number;
 }
 
+/** A note's title and content at one version (D-SYNC-9); see migration 0008. */
+export interface NoteRevisionsTable {
+  note_id: string;
+  version: number;
+  created_at: number;
+  /** The user whose write made this version. */
+  author_id: number;
+  title: string;
+  content: string;
+}
+
 export interface ApiKeysTable {
   id: string;
   user_id: number;
@@ -121,6 +132,7 @@ export interface Database {
   note_tags: NoteTagsTable;
   note_collaborators: NoteCollaboratorsTable;
   note_tombstones: NoteTombstonesTable;
+  note_revisions: NoteRevisionsTable;
   attachments: AttachmentsTable;
   api_keys: ApiKeysTable;
   mcp_sessions: McpSessionsTable;

@@ -25,6 +25,7 @@ insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "a
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
+insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
@@ -44,6 +45,7 @@ select "t"."id", "t"."name" from "note_tags" as "nt" inner join "tags" as "t" on
 delete from "note_tags" where "note_id" = ? and "tag_id" in (SELECT value FROM json_each(?));
 delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists (select "tag_id" from "note_tags" where "tag_id" = "tags"."id");
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
+insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
@@ -134,6 +136,7 @@ insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "a
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
+insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
 
 -- GET /api/sync

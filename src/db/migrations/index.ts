@@ -6,6 +6,7 @@ import * as shareLinks from './0005_share_links.js';
 import * as apiKeys from './0006_api_keys.js';
 import * as searchPrefixIndex from './0007_search_prefix_index.js';
 import * as storageUsage from './0008_storage_usage.js';
+import * as noteRevisions from './0009_note_revisions.js';
 
 /**
  * Every migration, in order (D-OPS-3). Names are numbered; a new one is appended here and never
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0006_api_keys': apiKeys,
   '0007_search_prefix_index': searchPrefixIndex,
   '0008_storage_usage': storageUsage,
+  '0009_note_revisions': noteRevisions,
 };

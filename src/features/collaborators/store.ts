@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 
 export async function listCollaborators(db: Db, noteId: string) {
@@ -25,6 +26,20 @@ export async function insertCollaborator(db: Db, noteId: string, userId: number,
   await db
     .insertInto('note_collaborators')
     .values({ note_id: noteId, user_id: userId, added_at: addedAt })
+    .execute();
+}
+
+/** Shares `toNoteId` with every collaborator of `fromNoteId` (a conflict copy, D-SYNC-8). */
+export async function shareLikeNote(db: Db, fromNoteId: string, toNoteId: string, addedAt: number) {
+  await db
+    .insertInto('note_collaborators')
+    .columns(['note_id', 'user_id', 'added_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('note_collaborators')
+        .select([sql<string>`${toNoteId}`.as('note_id'), 'user_id', sql<number>`${addedAt}`.as('added_at')])
+        .where('note_id', '=', fromNoteId),
+    )
     .execute();
 }
 

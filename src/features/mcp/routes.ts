@@ -68,7 +68,7 @@ async function sendWebResponse(reply: FastifyReply, response: Response) {
  * `initialize`, where it generates the session id that we store bound to the key (D-MCP-2).
  */
 export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { mcpSessions, notes, search, tags } = app.services;
+  const { mcpSessions, notes, revisions, search, tags } = app.services;
   const config = { auth: 'key' as const };
   const docTags = ['mcp'];
   await app.register(oauthDiscoveryRoutes);
@@ -115,6 +115,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
       const server = buildMcpServer(actor, {
         notes,
+        revisions,
         search,
         tags,
         logError: (err) => request.log.error({ err }, 'MCP tool failed'),

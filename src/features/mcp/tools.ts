@@ -12,6 +12,7 @@ import {
   type Note,
 } from '../notes/schemas.js';
 import type { NotesService } from '../notes/service.js';
+import type { RevisionsService } from '../revisions/service.js';
 import type { SearchService } from '../search/service.js';
 import type { TagsService } from '../tags/service.js';
 
@@ -22,6 +23,7 @@ import type { TagsService } from '../tags/service.js';
  */
 export interface McpDeps {
   notes: NotesService;
+  revisions: RevisionsService;
   search: SearchService;
   tags: TagsService;
   /** Errors that are not AppErrors are logged here and reported to the model without details. */
@@ -90,6 +92,13 @@ const NoteSummary = z.object({
   updatedAt: z.string(),
   version: z.number().int(),
 });
+const RevisionOut = z.object({
+  version: z.number().int().describe('The note version this text belongs to'),
+  createdAt: z.string().describe('When that version was stored (ISO 8601)'),
+  authorId: z.number().int().describe('The user whose edit made this version'),
+  title: z.string(),
+  content: z.string(),
+});
 const ChecklistItemOut = z.object({
   index: z.number().int(),
   text: z.string(),
@@ -142,7 +151,7 @@ const write = (hints: { destructiveHint: boolean; idempotentHint: boolean }) => 
 
 /** One MCP server for one request, acting as `actor`; a read-only key gets only the read tools. */
 export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
-  const { notes, search, tags } = deps;
+  const { notes, revisions, search, tags } = deps;
   const server = new McpServer({ name: 'notes', version: APP_VERSION }, { instructions: INSTRUCTIONS });
   rejectUnknownArguments(server);
 
@@ -234,6 +243,23 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
       annotations: READ,
     },
     ({ id }) => run(async () => ({ note: await notes.get(actor, id) })),
+  );
+
+  server.registerTool(
+    'list_note_revisions',
+    {
+      title: 'List revisions of a note',
+      description:
+        'Lists the earlier titles and contents of a note, newest first (at least the last 50 versions or 30 ' +
+        'days). Use it to see who changed what, or to recover lost text: restore a revision by passing its ' +
+        'title and content to update_note.',
+      inputSchema: { id: noteId },
+      outputSchema: {
+        revisions: z.array(RevisionOut).describe('One entry per version that changed title or content'),
+      },
+      annotations: READ,
+    },
+    ({ id }) => run(async () => ({ revisions: await revisions.list(actor, id) })),
   );
 
   server.registerTool(

@@ -4,6 +4,7 @@ import { requireWriteScope } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
+import { recordRevision } from '../revisions/service.js';
 import { indexText } from '../search/searchText.js';
 import { extractHashtags } from '../tags/hashtags.js';
 import {
@@ -222,14 +223,16 @@ async function indexNote(db: Db, note: NoteRow, inserted: boolean): Promise<void
 }
 
 /**
- * Inserts a note for `ownerId`. Every field is stamped in the field clock with `stampedAt` (the
- * server clock for REST and MCP; for sync the change's timestamp, and 0 for defaulted fields so
- * that any later-arriving change may set them).
+ * Inserts a note for `ownerId`, written by `authorId` (who differs for a conflict copy of a
+ * collaborator's push). Every field is stamped in the field clock with `stampedAt` (the server
+ * clock for REST and MCP; for sync the change's timestamp, and 0 for defaulted fields so that
+ * any later-arriving change may set them). Version 1 is its first revision (D-SYNC-9).
  */
 export async function insertNote(
   db: Db,
   input: {
     ownerId: number;
+    authorId: number;
     id: string;
     values: Partial<NoteFields>;
     now: number;
@@ -259,43 +262,57 @@ export async function insertNote(
     field_versions: JSON.stringify(Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, 1]))),
   });
   await indexNote(db, row, true);
+  await recordRevision(db, row, input.authorId, input.now);
   return row;
 }
 
+/** One write of note fields: when the server stores it, the field stamp it carries, and by whom. */
+export interface NoteWrite {
+  now: number;
+  stampedAt: FieldStamp;
+  authorId: number;
+}
+
 /**
- * Stores the fields of `values` that differ from the note. One stored change = version + 1 and a
- * new updatedAt that never goes backwards (D-NOTE-3, D-SYNC-2); trashedAt follows trashed
- * (D-NOTE-4); tags and the search document follow title and content (D-TAG-2). Returns the
- * note unchanged when nothing differs.
+ * Writes `values` to the note. Every field written takes the write's stamp, whether or not its
+ * value changes (D-SYNC-5: an older write arriving later must lose to it). Only the fields that
+ * differ are stored as a change: version + 1 and a new updatedAt that never goes backwards
+ * (D-NOTE-3, D-SYNC-2); trashedAt follows trashed (D-NOTE-4); tags, the search document and a
+ * revision follow title and content (D-TAG-2, D-SYNC-9). A write that changes no value keeps
+ * version and updatedAt and stores only the stamps.
  */
 export async function applyNoteFields(
   db: Db,
   note: NoteRow,
   values: Partial<NoteFields>,
-  stamps: { now: number; stampedAt: FieldStamp },
+  write: NoteWrite,
 ): Promise<{ note: NoteRow; changed: NoteField[] }> {
-  const changed = NOTE_FIELD_NAMES.filter(
-    (f) => values[f] !== undefined && values[f] !== fieldValue(note, f),
-  );
-  if (changed.length === 0) return { note, changed };
+  const written = NOTE_FIELD_NAMES.filter((f) => values[f] !== undefined);
+  const changed = written.filter((f) => values[f] !== fieldValue(note, f));
+  const clock = JSON.parse(note.field_clock) as Record<string, number>;
+  for (const field of written) clock[field] = stampOf(write.stampedAt, field);
+  const fieldClock = JSON.stringify(clock);
+  if (changed.length === 0) {
+    if (fieldClock === note.field_clock) return { note, changed };
+    return { note: await store.updateNote(db, note.id, { field_clock: fieldClock }), changed };
+  }
   const changes = Object.fromEntries(changed.map((f) => [f, values[f]])) as Partial<NoteFields>;
   const version = note.version + 1;
-  const clock = JSON.parse(note.field_clock) as Record<string, number>;
   const versions = JSON.parse(note.field_versions) as Record<string, number>;
-  for (const field of changed) {
-    clock[field] = stampOf(stamps.stampedAt, field);
-    versions[field] = version;
-  }
+  for (const field of changed) versions[field] = version;
   const patch: Partial<NoteRow> = {
     ...columns(changes),
     version,
-    updated_at: Math.max(stamps.now, note.updated_at),
-    field_clock: JSON.stringify(clock),
+    updated_at: Math.max(write.now, note.updated_at),
+    field_clock: fieldClock,
     field_versions: JSON.stringify(versions),
   };
-  if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? stamps.now : null;
+  if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? write.now : null;
   const updated = await store.updateNote(db, note.id, patch);
-  if (changes.title !== undefined || changes.content !== undefined) await indexNote(db, updated, false);
+  if (changes.title !== undefined || changes.content !== undefined) {
+    await indexNote(db, updated, false);
+    await recordRevision(db, updated, write.authorId, write.now);
+  }
   return { note: updated, changed };
 }
 
@@ -421,7 +438,8 @@ export function createNotesService(deps: NotesDeps) {
       const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
       checkVersion(note, ifMatch);
       const now = clock.now();
-      return (await applyNoteFields(trx, note, compute(note), { now, stampedAt: now })).note;
+      const write = { now, stampedAt: now, authorId: actor.userId };
+      return (await applyNoteFields(trx, note, compute(note), write)).note;
     });
     return noteView(db, row);
   }
@@ -481,6 +499,7 @@ export function createNotesService(deps: NotesDeps) {
         const now = clock.now();
         return insertNote(trx, {
           ownerId: actor.userId,
+          authorId: actor.userId,
           id,
           values: pickNoteFields(input),
           now,

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { MAX_TITLE_LENGTH } from '../notes/schemas.js';
 import type { FieldHistory, NoteField, NoteFields } from '../notes/service.js';
 import { NOTE_FIELD_NAMES } from '../notes/service.js';
+import { mergeLines } from './threeWayMerge.js';
 
 /**
- * The pure merge rules of a sync push (D-SYNC-4, D-SYNC-5, D-SYNC-8): no database, no clock,
+ * The pure merge rules of a sync push (D-SYNC-4, D-SYNC-5, D-SYNC-8, D-SYNC-9): no database, no clock,
  * so they are unit-tested directly. The service feeds them the stored note and the change.
  */
 
@@ -74,6 +75,8 @@ export interface LosingText {
 export interface MergeDecision {
   /** The fields of the change to store. */
   accepted: Partial<NoteFields>;
+  /** The field stamp each accepted field takes (D-SYNC-5). */
+  stampedAt: Partial<Record<NoteField, number>>;
   /** Every field of the change was older than the stored one (reason `stale`). */
   stale: boolean;
   losers: LosingText[];
@@ -85,6 +88,8 @@ export interface MergeInput {
   timestamp: number;
   /** The note version the device last saw; without it only the stale case makes a copy. */
   baseVersion?: number;
+  /** The content at baseVersion, when the note changed it since and its revision is kept (D-SYNC-9). */
+  baseContent?: string;
   data: Partial<NoteFields>;
   stored: NoteFields;
   history: FieldHistory;
@@ -92,14 +97,32 @@ export interface MergeInput {
 }
 
 /**
+ * The content both the stored note and the change derive from, merged line by line (D-SYNC-9),
+ * or undefined when there is nothing to merge (either side kept the base, or no base is known)
+ * or both sides changed the same lines differently.
+ */
+function mergedContent(input: MergeInput): string | undefined {
+  const base = input.baseContent;
+  const ours = input.stored.content;
+  const theirs = input.data.content;
+  if (base === undefined || theirs === undefined) return undefined;
+  if (ours === base || theirs === base || ours === theirs) return undefined;
+  return mergeLines(base, ours, theirs);
+}
+
+/**
  * Per-field last-writer-wins (D-SYNC-5): a field is set when its stored stamp is not newer than
- * the change. A title or content that loses, to a newer stored value (stale) or to this change
- * while someone else had changed it after baseVersion, is returned as a loser (D-SYNC-8) unless
- * the two texts are equal, the losing text is empty, or the other value came from this batch.
+ * the change. Content that both the note and the change changed since baseVersion, on different
+ * lines, is merged instead, whichever is newer (D-SYNC-9); the merged text keeps the newer of
+ * the two stamps, so a write older than either side still loses to it. A title or content that
+ * loses, to a newer stored value (stale) or to this change while someone else had changed it
+ * after baseVersion, is returned as a loser (D-SYNC-8) unless the two texts are equal, the
+ * losing text is empty, or the other value came from this batch.
  */
 export function mergeChange(input: MergeInput): MergeDecision {
   const { data, stored, history, batch, noteId, timestamp } = input;
   const accepted: Partial<NoteFields> = {};
+  const stampedAt: MergeDecision['stampedAt'] = {};
   const losers: LosingText[] = [];
   let given = 0;
   let staleFields = 0;
@@ -109,6 +132,12 @@ export function mergeChange(input: MergeInput): MergeDecision {
     given++;
     if (batch.overriddenAtTie(input.index, noteId, field, timestamp)) continue;
     const storedAt = history.stampedAt[field];
+    const merged = field === 'content' ? mergedContent(input) : undefined;
+    if (merged !== undefined) {
+      accepted.content = merged;
+      stampedAt.content = Math.max(storedAt, timestamp);
+      continue;
+    }
     const differs = value !== stored[field];
     const keepsText =
       TEXT_FIELDS.has(field) && differs && !batch.wrote(noteId, field, storedAt, stored[field]);
@@ -120,6 +149,7 @@ export function mergeChange(input: MergeInput): MergeDecision {
       continue;
     }
     (accepted as Record<string, unknown>)[field] = value;
+    stampedAt[field] = timestamp;
     const changedSinceBase = input.baseVersion !== undefined && history.version[field] > input.baseVersion;
     if (keepsText && changedSinceBase && stored[field] !== '') {
       losers.push({
@@ -129,7 +159,7 @@ export function mergeChange(input: MergeInput): MergeDecision {
       });
     }
   }
-  return { accepted, stale: given > 0 && staleFields === given, losers };
+  return { accepted, stampedAt, stale: given > 0 && staleFields === given, losers };
 }
 
 /** Fixed namespace of this service's name-based ids (a random v4 uuid, chosen once). */

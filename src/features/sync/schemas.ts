@@ -71,6 +71,11 @@ export const SyncResult = Type.Object({
   status: Type.Unsafe<'applied' | 'skipped'>({ type: 'string', enum: ['applied', 'skipped'] }),
   reason: Type.Optional(Type.Unsafe<SyncSkipReason>({ type: 'string', enum: [...SYNC_SKIP_REASONS] })),
   conflictCopyId: Type.Optional(Uuid),
+  version: Type.Optional(
+    Type.Integer({
+      description: "The note's version after the change, when the note exists and you can see it",
+    }),
+  ),
 });
 export type SyncResult = Static<typeof SyncResult>;
 

@@ -5,20 +5,24 @@ import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
 import { endCollaboration } from '../collaborators/service.js';
+import { shareLikeNote } from '../collaborators/store.js';
 import { findNotesForAccess } from '../notes/permissions.js';
 import type { Note } from '../notes/schemas.js';
 import {
   applyNoteFields,
   collectBatches,
   deleteNotesForGood,
+  type FieldHistory,
   fieldHistory,
   fieldValues,
   insertNote,
+  type NoteFields,
   type NotesService,
   noteViewBatches,
   pickNoteFields,
 } from '../notes/service.js';
 import type { AttachmentRow, NoteRole, NoteRow } from '../notes/store.js';
+import { revisionAt } from '../revisions/store.js';
 import {
   applyOrder,
   BatchFields,
@@ -117,21 +121,47 @@ interface PushContext {
   removed: AttachmentRow[];
 }
 
-const applied = (change: SyncChange, conflictCopyId?: string): SyncResult =>
-  conflictCopyId
-    ? { noteId: change.noteId, status: 'applied', conflictCopyId }
-    : { noteId: change.noteId, status: 'applied' };
+/**
+ * A push result (D-SYNC-7), without the optional fields that do not apply. `version` is the
+ * note's version after the change, given whenever the note exists and the pusher can see it.
+ */
+function result(
+  change: SyncChange,
+  outcome: { reason?: SyncResult['reason']; conflictCopyId?: string; version?: number } = {},
+): SyncResult {
+  const { reason, conflictCopyId, version } = outcome;
+  return {
+    noteId: change.noteId,
+    status: reason === undefined ? 'applied' : 'skipped',
+    ...(reason !== undefined && { reason }),
+    ...(conflictCopyId !== undefined && { conflictCopyId }),
+    ...(version !== undefined && { version }),
+  };
+}
 
-const skipped = (change: SyncChange, reason: SyncResult['reason'], conflictCopyId?: string): SyncResult =>
-  conflictCopyId
-    ? { noteId: change.noteId, status: 'skipped', reason, conflictCopyId }
-    : { noteId: change.noteId, status: 'skipped', reason };
+/**
+ * The content the device based its change on (D-SYNC-9), read only when a merge may be needed:
+ * the change sets content, says its baseVersion, and the note's content changed after it.
+ * Undefined otherwise, or when that revision is no longer kept.
+ */
+async function baseContentFor(
+  trx: Db,
+  note: NoteRow,
+  history: FieldHistory,
+  data: Partial<NoteFields>,
+  baseVersion: number | undefined,
+): Promise<string | undefined> {
+  if (data.content === undefined || baseVersion === undefined) return undefined;
+  if (history.version.content <= baseVersion) return undefined;
+  return (await revisionAt(trx, note.id, baseVersion))?.content;
+}
 
 export function createSyncService({ db, clock, notes }: SyncDeps) {
   /**
-   * Keeps the losing texts of a change as a new note of the pusher (D-SYNC-8). The id comes from
-   * the change, so a repeated push finds the copy it made before, or leaves it deleted if the
-   * user has deleted it since.
+   * Keeps the losing texts of a change as a new note of the note's owner, shared with the note's
+   * collaborators, so everyone who could see the note sees what lost (D-SYNC-8); the pusher, who
+   * can see the note, is one of them. The id comes from the change, so a repeated push finds the
+   * copy it made before, or leaves it deleted if it has been deleted since.
    */
   async function keepConflictCopy(
     trx: Db,
@@ -154,14 +184,17 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       first.stampedAt,
     );
     const { color, checklistMode, sortOrder } = fieldValues(note);
+    const pusher = context.actor.userId;
     const copy = await insertNote(trx, {
-      ownerId: context.actor.userId,
+      ownerId: note.owner_id,
+      authorId: pusher,
       id,
       values: { ...text, color, checklistMode, sortOrder },
       now: context.now,
       stampedAt: context.now,
     });
-    context.known.stored(copy, 'owner');
+    await shareLikeNote(trx, note.id, copy.id, context.now);
+    context.known.stored(copy, note.owner_id === pusher ? 'owner' : 'collaborator');
     return id;
   }
 
@@ -172,20 +205,22 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
     const access = await known.access(noteId);
 
     if (change.operation === 'delete') {
-      if (!access) return (await known.exists(noteId)) ? skipped(change, 'forbidden') : applied(change);
+      if (!access)
+        return (await known.exists(noteId)) ? result(change, { reason: 'forbidden' }) : result(change);
       if (access.role === 'owner')
         context.removed.push(...(await deleteNotesForGood(trx, [access.note], now)));
       else await endCollaboration(trx, noteId, actor.userId, now); // a collaborator only leaves
       known.forget(noteId);
-      return applied(change);
+      return result(change);
     }
 
     const data = pickNoteFields(change.data ?? {});
     if (!access) {
-      if (await known.exists(noteId)) return skipped(change, 'forbidden');
-      if (await known.wasDeleted(noteId)) return skipped(change, 'deleted'); // delete wins
+      if (await known.exists(noteId)) return result(change, { reason: 'forbidden' });
+      if (await known.wasDeleted(noteId)) return result(change, { reason: 'deleted' }); // delete wins
       const created = await insertNote(trx, {
         ownerId: actor.userId,
+        authorId: actor.userId,
         id: noteId,
         values: data,
         now,
@@ -194,30 +229,35 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
         stampedAt: (field) => (data[field] === undefined ? 0 : change.timestamp),
       });
       known.stored(created, 'owner');
-      return applied(change);
+      return result(change, { version: created.version });
     }
 
+    // A create describes the note at version 1: whatever changed since is someone else's.
+    const baseVersion = change.baseVersion ?? (change.operation === 'create' ? 1 : undefined);
+    const history = fieldHistory(access.note);
     const decision = mergeChange({
       index,
       noteId,
       timestamp: change.timestamp,
-      // A create describes the note at version 1: whatever changed since is someone else's.
-      baseVersion: change.baseVersion ?? (change.operation === 'create' ? 1 : undefined),
+      baseVersion,
+      baseContent: await baseContentFor(trx, access.note, history, data, baseVersion),
       data,
       stored: fieldValues(access.note),
-      history: fieldHistory(access.note),
+      history,
       batch: context.batch,
     });
     const { note } = await applyNoteFields(trx, access.note, decision.accepted, {
       now,
-      stampedAt: change.timestamp,
+      stampedAt: (field) => decision.stampedAt[field] ?? change.timestamp,
+      authorId: actor.userId,
     });
     known.stored(note, access.role);
-    const copyId =
+    const conflictCopyId =
       decision.losers.length > 0
         ? await keepConflictCopy(trx, context, note, change, decision.losers)
         : undefined;
-    return decision.stale ? skipped(change, 'stale', copyId) : applied(change, copyId);
+    const reason = decision.stale ? ('stale' as const) : undefined;
+    return result(change, { reason, conflictCopyId, version: note.version });
   }
 
   /**

@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { REVISION_RETENTION_DAYS, REVISIONS_KEPT } from '../src/features/revisions/service.js';
+import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { type Change, type PushResult, push } from './helpers/sync.js';
+
+/** Revisions of a note's title and content, and GET /api/notes/{id}/revisions (D-SYNC-9). */
+
+const T0 = Date.UTC(2026, 0, 1);
+const DAY = 86_400_000;
+const OWNER_EMAIL = 'revisions-owner@example.com';
+
+interface Revision {
+  version: number;
+  createdAt: string;
+  authorId: number;
+  title: string;
+  content: string;
+}
+
+async function revisionsOf(client: TestClient, id: string): Promise<Revision[]> {
+  const response = await client.get(`/api/notes/${id}/revisions`);
+  assert.equal(response.status, 200, response.text);
+  return response.body;
+}
+
+async function pushOne(client: TestClient, change: Change): Promise<PushResult> {
+  return (await push(client, [change]))[0]!;
+}
+
+describe('note revisions (D-SYNC-9)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let ownerId: number;
+  let collaborator: { client: TestClient; userId: number };
+  let stranger: { client: TestClient; userId: number };
+  let removedUser: { client: TestClient; userId: number };
+  let removedUsersNote: string;
+  const clock = new ManualClock(T0);
+  before(async () => {
+    server = await startServer({ clock });
+    owner = await setupOwner(server.url, { email: OWNER_EMAIL });
+    ownerId = (await owner.get('/api/auth/status')).body.user.id;
+    collaborator = await createUserClient(server, 'revisions-collab@example.com');
+    stranger = await createUserClient(server, 'revisions-stranger@example.com');
+    removedUser = await createUserClient(server, 'revisions-removed@example.com');
+    removedUsersNote = (await removedUser.client.post('/api/notes', { content: 'theirs' })).body.id;
+  });
+  after(() => server.close());
+
+  /** Moves the clock on; the owner signs in again, as sessions expire meanwhile. */
+  async function later(ms: number) {
+    clock.advance(ms);
+    const response = await owner.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD });
+    assert.equal(response.status, 200, response.text);
+  }
+
+  it('records every change of title or content through REST, sync and create, newest first', async () => {
+    const note = (await owner.post('/api/notes', { title: 'Trip', content: 'passport' })).body;
+    await owner.post(`/api/notes/${note.id}/collaborators`, { userId: collaborator.userId });
+    clock.advance(1000);
+    await owner.patch(`/api/notes/${note.id}`, { title: 'Trip to Lisbon' });
+    clock.advance(1000);
+    await owner.patch(`/api/notes/${note.id}`, { pinned: true, color: 'mint' }); // no text: no revision
+    clock.advance(1000);
+    const pushed = await pushOne(collaborator.client, {
+      noteId: note.id,
+      operation: 'update',
+      timestamp: clock.now(),
+      data: { content: 'passport\ntickets' },
+    });
+    assert.equal(pushed.version, 4);
+    const revisions = await revisionsOf(owner, note.id);
+    assert.deepEqual(revisions, [
+      {
+        version: 4,
+        createdAt: new Date(T0 + 3000).toISOString(),
+        authorId: collaborator.userId,
+        title: 'Trip to Lisbon',
+        content: 'passport\ntickets',
+      },
+      {
+        version: 2,
+        createdAt: new Date(T0 + 1000).toISOString(),
+        authorId: ownerId,
+        title: 'Trip to Lisbon',
+        content: 'passport',
+      },
+      {
+        version: 1,
+        createdAt: new Date(T0).toISOString(),
+        authorId: ownerId,
+        title: 'Trip',
+        content: 'passport',
+      },
+    ]);
+    assert.deepEqual(await revisionsOf(collaborator.client, note.id), revisions);
+  });
+
+  it('records the version 1 of a note created by a sync push', async () => {
+    const id = randomUUID();
+    await pushOne(owner, { noteId: id, operation: 'create', timestamp: T0, data: { content: 'offline' } });
+    assert.deepEqual(
+      (await revisionsOf(owner, id)).map((r) => [r.version, r.content]),
+      [[1, 'offline']],
+    );
+  });
+
+  it('restores a revision by PATCHing its text, which is itself a new revision', async () => {
+    const note = (await owner.post('/api/notes', { title: 'Draft', content: 'good words' })).body;
+    await owner.patch(`/api/notes/${note.id}`, { content: 'lost the good words' });
+    const [, first] = await revisionsOf(owner, note.id);
+    const restored = (
+      await owner.patch(`/api/notes/${note.id}`, { title: first!.title, content: first!.content })
+    ).body;
+    assert.equal(restored.content, 'good words');
+    assert.deepEqual(
+      (await revisionsOf(owner, note.id)).map((r) => [r.version, r.content]),
+      [
+        [3, 'good words'],
+        [2, 'lost the good words'],
+        [1, 'good words'],
+      ],
+    );
+  });
+
+  it('answers 404 like GET note to someone who cannot see the note, and for an unknown id', async () => {
+    const note = (await owner.post('/api/notes', { content: 'private' })).body;
+    const hidden = await stranger.client.get(`/api/notes/${note.id}`);
+    assert.equal(hidden.status, 404);
+    for (const response of [
+      await stranger.client.get(`/api/notes/${note.id}/revisions`),
+      await owner.get(`/api/notes/${randomUUID()}/revisions`),
+    ]) {
+      assert.equal(response.status, 404);
+      assert.deepEqual(response.body, hidden.body);
+    }
+    assert.equal((await owner.get('/api/notes/not-a-uuid/revisions')).status, 404);
+    assert.equal((await new TestClient(server.url).get(`/api/notes/${note.id}/revisions`)).status, 401);
+  });
+
+  it('may be read with a read-only API key', async () => {
+    const note = (await owner.post('/api/notes', { content: 'for the key' })).body;
+    const key = (await owner.post('/api/settings/api-keys', { name: 'reader', scopes: ['notes:read'] })).body
+      .key;
+    const response = await new TestClient(server.url).get(`/api/notes/${note.id}/revisions`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.body[0].content, 'for the key');
+  });
+
+  it(`keeps the last ${REVISIONS_KEPT} revisions or those of ${REVISION_RETENTION_DAYS} days, whichever are more`, async () => {
+    const note = (await owner.post('/api/notes', { content: 'edit 0' })).body;
+    for (let i = 1; i < REVISIONS_KEPT + 10; i++) {
+      clock.advance(1000);
+      await owner.patch(`/api/notes/${note.id}`, { content: `edit ${i}` });
+    }
+    // All 60 are younger than 30 days: all kept.
+    assert.equal((await revisionsOf(owner, note.id)).length, REVISIONS_KEPT + 10);
+    await later(REVISION_RETENTION_DAYS * DAY);
+    await owner.patch(`/api/notes/${note.id}`, { content: 'a month later' });
+    const kept = await revisionsOf(owner, note.id);
+    assert.equal(kept.length, REVISIONS_KEPT);
+    assert.equal(kept[0]!.content, 'a month later');
+    assert.equal(kept.at(-1)!.version, REVISIONS_KEPT + 11 - REVISIONS_KEPT + 1);
+  });
+
+  it('go with the note on every delete path: REST, sync, trash purge, user removal', async () => {
+    const rest = (await owner.post('/api/notes', { content: 'rest' })).body.id;
+    const synced = (await owner.post('/api/notes', { content: 'sync' })).body.id;
+    const purged = (await owner.post('/api/notes', { content: 'purge', trashed: true })).body.id;
+    const ids = [rest, synced, purged, removedUsersNote];
+    const countRevisions = async () =>
+      (
+        await server.app.db
+          .selectFrom('note_revisions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('note_id', 'in', ids)
+          .executeTakeFirstOrThrow()
+      ).n;
+    assert.equal(await countRevisions(), 4);
+
+    assert.equal((await owner.delete(`/api/notes/${rest}`)).status, 200);
+    await pushOne(owner, { noteId: synced, operation: 'delete', timestamp: clock.now() });
+    await later(31 * DAY);
+    assert.equal(await server.app.services.notes.purgeExpiredTrash(), 1);
+    assert.equal((await owner.delete(`/api/users/${removedUser.userId}`)).status, 200);
+    assert.equal(await countRevisions(), 0);
+  });
+});
+
+describe('migration 0009_note_revisions', () => {
+  it('gives every existing note its current text as its first revision', async () => {
+    const first = await startServer();
+    const owner = await setupOwner(first.url, { email: OWNER_EMAIL });
+    const note = (await owner.post('/api/notes', { title: 'Old', content: 'before revisions' })).body;
+    await owner.patch(`/api/notes/${note.id}`, { content: 'current text' });
+    await first.close({ keepData: true });
+    // Back to the database as it was before this migration.
+    const sqlite = new SQLite(path.join(first.dataDir, 'notes.db'));
+    sqlite.exec("DROP TABLE note_revisions; DELETE FROM kysely_migration WHERE name = '0009_note_revisions'");
+    sqlite.close();
+
+    const second = await startServer({ dataDir: first.dataDir });
+    try {
+      const again = new TestClient(second.url);
+      await again.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD });
+      const revisions = await revisionsOf(again, note.id);
+      assert.deepEqual(
+        revisions.map((r) => [r.version, r.title, r.content]),
+        [[2, 'Old', 'current text']],
+      );
+    } finally {
+      await second.close();
+    }
+  });
+});
