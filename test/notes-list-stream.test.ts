@@ -201,6 +201,28 @@ describe('sendJsonArray', () => {
     assert.equal(text, '[]');
   });
 
+  it('lets the event loop turn while it serializes, even when nothing pushes back', async () => {
+    // Each item costs 30 ms of CPU, more than a list's slice: a long list must let other
+    // callbacks (other requests' I/O) run in between, although this reader never waits.
+    const slowSerialize = (items: readonly { a: number }[]) => {
+      const until = performance.now() + 30;
+      while (performance.now() < until);
+      return JSON.stringify(items);
+    };
+    const batches = async function* () {
+      yield [{ a: 1 }, { a: 2 }];
+      yield [{ a: 3 }];
+    };
+    let otherWorkRan = false;
+    setImmediate(() => {
+      otherWorkRan = true;
+    });
+    let text = '';
+    for await (const chunk of jsonArrayChunks(batches(), slowSerialize)) text += chunk;
+    assert.ok(otherWorkRan, 'no other callback ran while the list was serialized');
+    assert.equal(text, JSON.stringify([{ a: 1 }, { a: 2 }, { a: 3 }]));
+  });
+
   it('holds at most one big item in a chunk, never a batch of them', async () => {
     const big = { a: 'x'.repeat(100_000) };
     const oneBatch = async function* () {

@@ -1,5 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { eventLoopTurns } from '../eventLoop.js';
+
+/** A list lets the event loop turn after this much work, so other requests are served meanwhile. */
+const LIST_SLICE_MS = 20;
 
 /** Items are sent in chunks of about this many characters, a big item in a chunk of its own. */
 const CHUNK_CHARACTERS = 64 * 1024;
@@ -18,6 +22,10 @@ export async function* jsonArrayChunks<T>(
   batches: AsyncIterable<readonly T[]>,
   serializeArray: (items: readonly T[]) => string,
 ): AsyncGenerator<string> {
+  // A client reading as fast as the loopback allows never makes the socket push back, and
+  // database reads resolve at once: without turns, one list of huge notes kept every other
+  // request (health included) waiting for seconds (docs/benchmarks.md, "Abuse").
+  const turn = eventLoopTurns(LIST_SLICE_MS);
   let separator = '[';
   for await (const batch of batches) {
     let chunk = '';
@@ -27,9 +35,11 @@ export async function* jsonArrayChunks<T>(
       if (chunk.length >= CHUNK_CHARACTERS) {
         yield chunk;
         chunk = '';
+        await turn();
       }
     }
     if (chunk !== '') yield chunk;
+    await turn();
   }
   yield separator === '[' ? '[]' : ']';
 }
