@@ -23,6 +23,30 @@ describe('database (D-OPS-3)', () => {
     await server.close();
   });
 
+  it('checkpoints the WAL from a worker, never inside a request (decision 0006)', async () => {
+    const server = await startServer();
+    try {
+      const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(
+        server.app.db,
+      );
+      assert.equal(autocheckpoint.rows[0]!.wal_autocheckpoint, 0, 'the server connection never checkpoints');
+      const client = await setupOwner(server.url);
+      const databaseFile = path.join(server.dataDir, 'notes.db');
+      const before = fs.statSync(databaseFile).size;
+      for (let i = 0; i < 4; i++) {
+        assert.equal((await client.post('/api/notes', { content: 'x'.repeat(500_000) })).status, 201);
+      }
+      // The notes are in the WAL; only a checkpoint, the worker's, copies them into notes.db.
+      const deadline = Date.now() + 10_000;
+      while (fs.statSync(databaseFile).size < before + 1_000_000 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.ok(fs.statSync(databaseFile).size >= before + 1_000_000, 'no checkpoint copied the notes');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('keeps data across a restart and does not re-run migrations', async () => {
     const first = await startServer();
     const client = await setupOwner(first.url);

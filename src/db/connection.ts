@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fileModes.js';
+import { startCheckpointer } from './checkpointer.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -68,11 +69,15 @@ export async function openDatabase(dataDir: string, options: DatabaseOptions = {
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),
   });
   await migrate(db);
+  // Checkpoints happen in a worker, off the event loop; if it dies, SQLite's own come back.
+  sqlite.pragma('wal_autocheckpoint = 0');
+  const checkpointer = startCheckpointer(file, () => sqlite.pragma('wal_autocheckpoint = 1000'));
   return {
     db,
     sqlite,
     ping: () => sqlite.prepare('SELECT 1').get(),
     async close() {
+      await checkpointer.stop();
       await db.destroy();
     },
   };
