@@ -7,6 +7,7 @@ import { APP_VERSION } from '../../version.js';
 import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, NOTE_COLORS, NOTE_FILTERS } from '../notes/schemas.js';
 import type { NotesService } from '../notes/service.js';
 import type { RevisionsService } from '../revisions/service.js';
+import { MAX_SEARCH_QUERY_LENGTH } from '../search/schemas.js';
 import type { SearchService } from '../search/service.js';
 import type { TagsService } from '../tags/service.js';
 import {
@@ -107,7 +108,7 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
         query: z
           .string()
           .min(1)
-          .max(1_000)
+          .max(MAX_SEARCH_QUERY_LENGTH)
           .describe('Words to look for, e.g. "dentist" or "#groceries milk"'),
         limit: z.number().int().min(1).max(100).default(20).describe('At most this many results'),
       },

@@ -2,10 +2,11 @@ import { type Static, Type } from 'typebox';
 
 export const DEFAULT_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_LIMIT = 1_000;
+export const MAX_SEARCH_QUERY_LENGTH = 1_000;
 
 export const SearchQuery = Type.Object({
   q: Type.String({
-    maxLength: 1_000,
+    maxLength: MAX_SEARCH_QUERY_LENGTH,
     description: 'Words to find; the last one as a prefix; #word for tags',
   }),
   limit: Type.Optional(
