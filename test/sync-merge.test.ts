@@ -179,6 +179,7 @@ describe('mergeChange: three-way merge of content (D-SYNC-9)', () => {
       assert.deepEqual(decision.accepted, { content: '- [x] milk\n- [x] bread\n- [ ] eggs' });
       assert.deepEqual(decision.losers, []);
       assert.equal(decision.stale, false);
+      assert.equal(decision.merged, true);
       // The merged text holds both writes: it keeps the newer stamp, so older writes lose to it.
       assert.equal(decision.stampedAt.content, Math.max(100, timestamp));
     }
@@ -194,9 +195,24 @@ describe('mergeChange: three-way merge of content (D-SYNC-9)', () => {
       data: { content: ticked('milk') },
     });
     assert.deepEqual(decision.accepted, { content: ticked('milk') });
+    assert.equal(decision.merged, false);
     assert.deepEqual(decision.losers, [
       { field: 'content', text: base.replace('milk', 'oat milk'), stampedAt: 100 },
     ]);
+  });
+
+  it('does not call it merged when the merge is exactly the text the change sent', () => {
+    const both = '- [x] milk\n- [x] bread\n- [ ] eggs';
+    const decision = merge({
+      timestamp: 200,
+      baseVersion: 1,
+      baseContent: base,
+      stored: { ...stored, content: ticked('bread') },
+      history: history({ content: 100 }, { content: 2 }),
+      data: { content: both },
+    });
+    assert.deepEqual(decision.accepted, { content: both });
+    assert.equal(decision.merged, false);
   });
 
   it('does not merge without a known base, or when one side kept the base', () => {
@@ -209,6 +225,7 @@ describe('mergeChange: three-way merge of content (D-SYNC-9)', () => {
       data: { content: ticked('milk') },
     });
     assert.deepEqual(withoutBase.accepted, { content: ticked('milk') });
+    assert.equal(withoutBase.merged, false);
     const keptBase = merge({
       timestamp: 200,
       baseVersion: 1,

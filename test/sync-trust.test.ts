@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type { NoteRevision } from '../src/features/revisions/schemas.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
 import { type Change, noteOf, type PushResult, pullAll, push, share } from './helpers/sync.js';
@@ -153,10 +154,15 @@ describe('POST /api/sync: three-way merge of content (D-SYNC-9)', () => {
         collaborator.client,
         editOfVersion1(id, collaboratorAt, { content: tick(list, 'bread') }),
       );
+      // The first push stored its text as sent: no `merged`. The second one's was merged.
+      assert.deepEqual(fromCollaborator, { noteId: id, status: 'applied', version: 2 });
       const fromOwner = await pushOne(owner, editOfVersion1(id, ownerAt, { content: tick(list, 'milk') }));
-      assert.deepEqual(fromOwner, { noteId: id, status: 'applied', version: 3 });
-      assert.equal(fromCollaborator.conflictCopyId, undefined);
-      assert.equal((await noteOf(owner, id)).content, '- [x] milk\n- [x] bread\n- [ ] eggs');
+      assert.deepEqual(fromOwner, { noteId: id, status: 'applied', version: 3, merged: true });
+      const merged = '- [x] milk\n- [x] bread\n- [ ] eggs';
+      assert.equal((await noteOf(owner, id)).content, merged);
+      // `merged` tells the client to read the text at that version (docs/sync.md): it is the merge.
+      const revisions = (await owner.get(`/api/notes/${id}/revisions`)).body as NoteRevision[];
+      assert.equal(revisions.find((r) => r.version === fromOwner.version)?.content, merged);
       assert.equal((await pullAll(collaborator.client)).length, notesBefore);
     });
   }

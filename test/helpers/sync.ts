@@ -17,6 +17,7 @@ export interface PushResult {
   reason?: string;
   conflictCopyId?: string;
   version?: number;
+  merged?: true;
 }
 
 export async function push(client: TestClient, changes: Change[]): Promise<PushResult[]> {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses, Success } from '../../http/schemas.js';
-import { CreateApiKeyBody, CreatedApiKey } from './schemas.js';
+import { ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
 
 /** Key management needs the session: a key can neither mint nor revoke keys (D-KEY-2). */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -44,8 +44,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Revoke a key; it stops working at once, with its MCP sessions',
-        // Any string: an id that is not one of your keys is simply not found.
-        params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+        params: ApiKeyIdParams,
         response: { 200: Success, ...errorResponses(400, 401, 403, 404) },
       },
     },

@@ -18,6 +18,9 @@ export const CreateApiKeyBody = Type.Object({
 });
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
 
+/** Any string: an id that is not one of your keys is simply not found. */
+export const ApiKeyIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
 export const ApiKey = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { errorResponses } from '../../http/schemas.js';
 import { APP_VERSION } from '../../version.js';
+import { HealthStatus } from './schemas.js';
 
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -12,7 +12,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['operations'],
         summary: 'Liveness, database and attachment storage check (D-OPS-2)',
         response: {
-          200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }),
+          200: HealthStatus,
           ...errorResponses(503),
         },
       },

@@ -5,26 +5,11 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { ErrorRef, errorResponses, Success, withHeaders } from '../../http/schemas.js';
+import { errorResponses, Success, withHeaders } from '../../http/schemas.js';
 import { oauthDiscoveryRoutes } from './oauthDiscovery.js';
+import { JsonRpcBody, JsonRpcError, McpBadRequest, SessionHeaders } from './schemas.js';
 import type { SessionCheck } from './service.js';
 import { buildMcpServer } from './tools.js';
-
-const JsonRpcMessage = Type.Object(
-  { jsonrpc: Type.Literal('2.0') },
-  { additionalProperties: true, description: 'A JSON-RPC 2.0 request, notification or response' },
-);
-const JsonRpcError = Type.Object(
-  {
-    jsonrpc: Type.Literal('2.0'),
-    error: Type.Object({ code: Type.Integer(), message: Type.String() }),
-    id: Type.Null(),
-  },
-  { title: 'JsonRpcError' },
-);
-const SessionHeaders = Type.Object({
-  'mcp-session-id': Type.Optional(Type.String({ maxLength: 200, description: 'From the initialize answer' })),
-});
 
 /** The only request headers the SDK transport needs; the API key stays out of it. */
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'];
@@ -81,7 +66,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: docTags,
         summary: 'Model Context Protocol endpoint for AI agents (Bearer API key); see docs/mcp.md',
         headers: SessionHeaders,
-        body: Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1, maxItems: 100 })]),
+        body: JsonRpcBody,
         response: {
           200: withHeaders(Type.Unknown({ description: 'The JSON-RPC response(s)' }), {
             'mcp-session-id': {
@@ -93,7 +78,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
           202: Type.Null({ description: 'Accepted notifications or responses; no body' }),
           // The transport's own refusals are JSON-RPC errors; HTTP-level ones (broken JSON, too
           // large, wrong media type, no key) use the D-ERR-1 body like every other route.
-          400: Type.Union([JsonRpcError, ErrorRef]),
+          400: McpBadRequest,
           404: JsonRpcError,
           406: JsonRpcError,
           ...errorResponses(401, 413, 415),
@@ -142,7 +127,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: SessionHeaders,
         response: {
           200: Success,
-          400: Type.Union([JsonRpcError, ErrorRef]),
+          400: McpBadRequest,
           404: JsonRpcError,
           ...errorResponses(401),
         },

@@ -4,17 +4,21 @@ import { z } from 'zod';
 import { type Actor, canWrite } from '../../actor.js';
 import { AppError, errors } from '../../errors.js';
 import { APP_VERSION } from '../../version.js';
-import {
-  MAX_CONTENT_LENGTH,
-  MAX_TITLE_LENGTH,
-  NOTE_COLORS,
-  NOTE_FILTERS,
-  type Note,
-} from '../notes/schemas.js';
+import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, NOTE_COLORS, NOTE_FILTERS } from '../notes/schemas.js';
 import type { NotesService } from '../notes/service.js';
 import type { RevisionsService } from '../revisions/service.js';
+import { MAX_SEARCH_QUERY_LENGTH } from '../search/schemas.js';
 import type { SearchService } from '../search/service.js';
 import type { TagsService } from '../tags/service.js';
+import {
+  ChecklistItemOut,
+  markdown,
+  NoteOut,
+  NoteSummary,
+  RevisionOut,
+  summary,
+  TagOut,
+} from './presenters.js';
 
 /**
  * The MCP tools (D-MCP-3). Each one calls the same service function as the REST API, as the key's
@@ -30,7 +34,6 @@ export interface McpDeps {
   logError: (err: unknown) => void;
 }
 
-const EXCERPT_LENGTH = 280;
 const RESOURCE_NOT_FOUND = -32002; // MCP specification, resources/read
 
 const INSTRUCTIONS = `A personal notes service (like Google Keep). Notes have a title, Markdown content, a color, \
@@ -51,82 +54,6 @@ const content = z
   .describe('Markdown body. Write #hashtags to tag the note; "- [ ] item" lines make checklist items');
 const pinned = z.boolean().describe('Keep the note at the top of the list');
 const checklistMode = z.boolean().describe('Show the content as a checklist');
-
-const AttachmentOut = z.object({
-  id: z.string(),
-  noteId: z.string(),
-  filename: z.string(),
-  mimeType: z.string(),
-  size: z.number().int(),
-  thumbnailPath: z.string().nullable(),
-  createdAt: z.string(),
-});
-const NoteOut = z.object({
-  id: z.string(),
-  ownerId: z.number().int().describe('The user who owns the note; others may be shared with you'),
-  title: z.string(),
-  content: z.string(),
-  color: z.string(),
-  pinned: z.boolean(),
-  archived: z.boolean(),
-  trashed: z.boolean(),
-  trashedAt: z.string().nullable(),
-  checklistMode: z.boolean(),
-  sortOrder: z.number().int(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  version: z.number().int().describe('Increases by one with every change'),
-  tags: z.array(z.string()),
-  attachments: z.array(AttachmentOut),
-});
-const NoteSummary = z.object({
-  id: z.string(),
-  title: z.string(),
-  excerpt: z.string().describe(`The first ${EXCERPT_LENGTH} characters of the content; get_note has it all`),
-  tags: z.array(z.string()),
-  color: z.string(),
-  pinned: z.boolean(),
-  archived: z.boolean(),
-  trashed: z.boolean(),
-  checklistMode: z.boolean(),
-  updatedAt: z.string(),
-  version: z.number().int(),
-});
-const RevisionOut = z.object({
-  version: z.number().int().describe('The note version this text belongs to'),
-  createdAt: z.string().describe('When that version was stored (ISO 8601)'),
-  authorId: z.number().int().describe('The user whose edit made this version'),
-  title: z.string(),
-  content: z.string(),
-});
-const ChecklistItemOut = z.object({
-  index: z.number().int(),
-  text: z.string(),
-  checked: z.boolean(),
-});
-
-function summary(note: Note): z.infer<typeof NoteSummary> {
-  const excerpt =
-    note.content.length > EXCERPT_LENGTH ? `${note.content.slice(0, EXCERPT_LENGTH)}…` : note.content;
-  return {
-    id: note.id,
-    title: note.title,
-    excerpt,
-    tags: note.tags,
-    color: note.color,
-    pinned: note.pinned,
-    archived: note.archived,
-    trashed: note.trashed,
-    checklistMode: note.checklistMode,
-    updatedAt: note.updatedAt,
-    version: note.version,
-  };
-}
-
-function markdown(note: Note): string {
-  const tags = note.tags.length > 0 ? `\n\nTags: ${note.tags.map((t) => `#${t}`).join(' ')}` : '';
-  return `# ${note.title || 'Untitled'}\n\n${note.content}${tags}`;
-}
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -181,7 +108,7 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
         query: z
           .string()
           .min(1)
-          .max(1_000)
+          .max(MAX_SEARCH_QUERY_LENGTH)
           .describe('Words to look for, e.g. "dentist" or "#groceries milk"'),
         limit: z.number().int().min(1).max(100).default(20).describe('At most this many results'),
       },
@@ -268,7 +195,7 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
       title: 'List tags',
       description: 'Lists the tags used by your notes (not counting trashed ones), by name.',
       inputSchema: {},
-      outputSchema: { tags: z.array(z.object({ id: z.number().int(), name: z.string() })) },
+      outputSchema: { tags: z.array(TagOut) },
       annotations: READ,
     },
     () => run(async () => ({ tags: await tags.list(actor) })),

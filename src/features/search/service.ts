@@ -4,11 +4,10 @@ import { detailPath, errors } from '../../errors.js';
 import type { Note } from '../notes/schemas.js';
 import { collectBatches, noteViewBatches } from '../notes/service.js';
 import type { ListedNote } from '../notes/store.js';
+import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
 import { buildMatchQuery } from './searchText.js';
 import { nthNewestMatch, searchNotes } from './store.js';
 
-export const DEFAULT_SEARCH_LIMIT = 100;
-export const MAX_SEARCH_LIMIT = 1_000;
 /** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
 export const DEFAULT_RANKING_WINDOW = 1_000;
 
@@ -46,10 +45,7 @@ export function createSearchService({
    * ranking is read now, the notes in batches as they are sent (GET /api/search streams them
    * like a list, docs/decisions/0004-streamed-lists.md).
    */
-  async function searchInBatches(
-    actor: Actor,
-    input: { q: string; limit?: number },
-  ): Promise<AsyncIterable<Note[]>> {
+  async function searchInBatches(actor: Actor, input: SearchQuery): Promise<AsyncIterable<Note[]>> {
     if (input.q.trim() === '') {
       throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
     }
@@ -70,7 +66,7 @@ export function createSearchService({
   return {
     searchInBatches,
 
-    async search(actor: Actor, input: { q: string; limit?: number }): Promise<Note[]> {
+    async search(actor: Actor, input: SearchQuery): Promise<Note[]> {
       return collectBatches(await searchInBatches(actor, input));
     },
   };

@@ -6,7 +6,7 @@ import { errorResponses, NoteIdParams, withHeaders } from '../../http/schemas.js
 import { sendStoredFile } from '../attachments/download.js';
 import { FileETag, ImageBinary } from '../attachments/schemas.js';
 import { PAGE_CSP_DIRECTIVES, renderNoticePage, renderSharedNotePage } from './page.js';
-import { SharedAttachmentParams, SharedAttachmentQuery, TokenParams } from './schemas.js';
+import { HtmlPage, SharedAttachmentParams, SharedAttachmentQuery, TokenParams } from './schemas.js';
 
 /** D-SHARE-2: GET /api/shared/{token} and the page /s/{token} share one budget per client IP. */
 export const SHARED_NOTE_RATE_LIMIT = 60;
@@ -26,8 +26,6 @@ async function publicShareHeaders(_request: FastifyRequest, reply: FastifyReply)
 function publicShareRoute(limit: onRequestHookHandler) {
   return { config: { auth: 'public' as const }, onRequest: [publicShareHeaders, limit] };
 }
-
-const HtmlPage = { content: { 'text/html': { schema: Type.String() } } };
 
 export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { sharing, attachments } = app.services;

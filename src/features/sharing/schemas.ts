@@ -49,3 +49,6 @@ export const SharedAttachmentParams = Type.Object({ token: Type.String(), attach
 export const SharedAttachmentQuery = Type.Object({
   thumb: Type.Optional(Type.Literal('1', { description: 'Send the WebP thumbnail instead of the image' })),
 });
+
+/** The answers of the public share page: HTML, whatever the status. */
+export const HtmlPage = { content: { 'text/html': { schema: Type.String() } } };

@@ -79,6 +79,8 @@ export interface MergeDecision {
   stampedAt: Partial<Record<NoteField, number>>;
   /** Every field of the change was older than the stored one (reason `stale`). */
   stale: boolean;
+  /** The accepted content is a three-way merge that differs from the change's (D-SYNC-9). */
+  merged: boolean;
   losers: LosingText[];
 }
 
@@ -126,6 +128,7 @@ export function mergeChange(input: MergeInput): MergeDecision {
   const losers: LosingText[] = [];
   let given = 0;
   let staleFields = 0;
+  let contentMerged = false;
   for (const field of NOTE_FIELD_NAMES) {
     const value = data[field];
     if (value === undefined) continue;
@@ -136,6 +139,7 @@ export function mergeChange(input: MergeInput): MergeDecision {
     if (merged !== undefined) {
       accepted.content = merged;
       stampedAt.content = Math.max(storedAt, timestamp);
+      contentMerged = merged !== value;
       continue;
     }
     const differs = value !== stored[field];
@@ -159,7 +163,13 @@ export function mergeChange(input: MergeInput): MergeDecision {
       });
     }
   }
-  return { accepted, stampedAt, stale: given > 0 && staleFields === given, losers };
+  return {
+    accepted,
+    stampedAt,
+    stale: given > 0 && staleFields === given,
+    merged: contentMerged,
+    losers,
+  };
 }
 
 /** Fixed namespace of this service's name-based ids (a random v4 uuid, chosen once). */

@@ -76,6 +76,12 @@ export const SyncResult = Type.Object({
       description: "The note's version after the change, when the note exists and you can see it",
     }),
   ),
+  merged: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'The content stored at `version` is your content merged with other edits (D-SYNC-9), not the text you sent',
+    }),
+  ),
 });
 export type SyncResult = Static<typeof SyncResult>;
 

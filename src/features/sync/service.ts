@@ -123,19 +123,26 @@ interface PushContext {
 
 /**
  * A push result (D-SYNC-7), without the optional fields that do not apply. `version` is the
- * note's version after the change, given whenever the note exists and the pusher can see it.
+ * note's version after the change, given whenever the note exists and the pusher can see it;
+ * `merged` says the content stored at that version is a merge, not the text sent (D-SYNC-9).
  */
 function result(
   change: SyncChange,
-  outcome: { reason?: SyncResult['reason']; conflictCopyId?: string; version?: number } = {},
+  outcome: {
+    reason?: SyncResult['reason'];
+    conflictCopyId?: string;
+    version?: number;
+    merged?: boolean;
+  } = {},
 ): SyncResult {
-  const { reason, conflictCopyId, version } = outcome;
+  const { reason, conflictCopyId, version, merged } = outcome;
   return {
     noteId: change.noteId,
     status: reason === undefined ? 'applied' : 'skipped',
     ...(reason !== undefined && { reason }),
     ...(conflictCopyId !== undefined && { conflictCopyId }),
     ...(version !== undefined && { version }),
+    ...(merged === true && { merged }),
   };
 }
 
@@ -257,7 +264,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
         ? await keepConflictCopy(trx, context, note, change, decision.losers)
         : undefined;
     const reason = decision.stale ? ('stale' as const) : undefined;
-    return result(change, { reason, conflictCopyId, version: note.version });
+    return result(change, { reason, conflictCopyId, version: note.version, merged: decision.merged });
   }
 
   /**

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-
-const Tag = Type.Object({ id: Type.Integer(), name: Type.String() }, { $id: 'Tag', title: 'Tag' });
+import { Tag } from './schemas.js';
 
 export const tagRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { tags } = app.services;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
+import type { Tag } from './schemas.js';
 import { visibleTagNames } from './store.js';
 
 /**
@@ -17,7 +18,7 @@ export function viewerTagId(userId: number, name: string): number {
 
 export function createTagsService({ db }: { db: Db }) {
   return {
-    list: async (actor: Actor) =>
+    list: async (actor: Actor): Promise<Tag[]> =>
       (await visibleTagNames(db, actor.userId)).map((name) => ({
         id: viewerTagId(actor.userId, name),
         name,

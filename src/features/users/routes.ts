@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses, Success } from '../../http/schemas.js';
-import { DisplayName, Email } from '../auth/schemas.js';
-import { CreateUserBody, UserIdParams, UserSearchQuery } from './schemas.js';
+import { CreateUserBody, UpdateMeBody, UserIdParams, UserSearchQuery } from './schemas.js';
 
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { users } = app.services;
@@ -29,7 +28,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Change your email or display name',
-        body: Type.Object({ email: Type.Optional(Email), displayName: Type.Optional(DisplayName) }),
+        body: UpdateMeBody,
         response: { 200: Type.Ref('UserProfile'), ...errorResponses(400, 401, 403, 409) },
       },
     },

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DisplayName, Password } from '../auth/schemas.js';
+import { DisplayName, Email, Password } from '../auth/schemas.js';
 
 export const MAX_USER_SEARCH_RESULTS = 20; // D-COLLAB-3
 
@@ -19,6 +19,12 @@ export const UserSummary = Type.Object(
   { $id: 'UserSummary', title: 'UserSummary' },
 );
 export type UserSummary = Static<typeof UserSummary>;
+
+export const UpdateMeBody = Type.Object({
+  email: Type.Optional(Email),
+  displayName: Type.Optional(DisplayName),
+});
+export type UpdateMeBody = Static<typeof UpdateMeBody>;
 
 /** Users other than the owner sign in with their email, so it is required here (D-AUTH-3). */
 export const CreateUserBody = Type.Object({

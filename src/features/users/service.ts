@@ -8,6 +8,7 @@ import { notesOwnedBy } from '../notes/store.js';
 import {
   type CreateUserBody,
   MAX_USER_SEARCH_RESULTS,
+  type UpdateMeBody,
   type UserProfile,
   type UserSummary,
 } from './schemas.js';
@@ -60,7 +61,7 @@ export function createUsersService({
     },
 
     /** PATCH /api/users/me (D-AUTH-6). */
-    async updateMe(actor: Actor, input: { email?: string; displayName?: string }): Promise<UserProfile> {
+    async updateMe(actor: Actor, input: UpdateMeBody): Promise<UserProfile> {
       const patch: { email?: string; display_name?: string } = {};
       if (input.email !== undefined) patch.email = input.email.trim();
       if (input.displayName !== undefined) patch.display_name = displayName(input.displayName);
