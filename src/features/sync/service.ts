@@ -4,24 +4,22 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
+import type { AttachmentRow } from '../attachments/store.js';
 import { endCollaboration } from '../collaborators/service.js';
 import { shareLikeNote } from '../collaborators/store.js';
-import { findNotesForAccess } from '../notes/permissions.js';
-import type { Note } from '../notes/schemas.js';
 import {
-  applyNoteFields,
-  collectBatches,
-  deleteNotesForGood,
   type FieldHistory,
   fieldHistory,
   fieldValues,
-  insertNote,
   type NoteFields,
-  type NotesService,
-  noteViewBatches,
   pickNoteFields,
-} from '../notes/service.js';
-import type { AttachmentRow, NoteRole, NoteRow } from '../notes/store.js';
+} from '../notes/fields.js';
+import { findNotesForAccess } from '../notes/permissions.js';
+import { collectBatches, noteViewBatches } from '../notes/presenter.js';
+import type { Note } from '../notes/schemas.js';
+import type { NotesService } from '../notes/service.js';
+import type { NoteRole, NoteRow } from '../notes/store.js';
+import { applyNoteFields, deleteNotesForGood, insertNote } from '../notes/writes.js';
 import { revisionAt } from '../revisions/store.js';
 import {
   applyOrder,

@@ -67,3 +67,33 @@ export async function deleteTombstonesBefore(db: Db, before: number): Promise<nu
   const result = await db.deleteFrom('note_tombstones').where('deleted_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+const TOMBSTONE_CHUNK = 1_000;
+
+export async function recordTombstones(
+  db: Db,
+  tombstones: readonly { noteId: string; userId: number }[],
+  deletedAt: number,
+): Promise<void> {
+  // In chunks: deleting a user with many notes must stay under the bound-parameter limit.
+  for (let start = 0; start < tombstones.length; start += TOMBSTONE_CHUNK) {
+    await db
+      .insertInto('note_tombstones')
+      .values(
+        tombstones
+          .slice(start, start + TOMBSTONE_CHUNK)
+          .map((t) => ({ note_id: t.noteId, user_id: t.userId, deleted_at: deletedAt })),
+      )
+      .onConflict((oc) => oc.columns(['note_id', 'user_id']).doUpdateSet({ deleted_at: deletedAt }))
+      .execute();
+  }
+}
+
+/** A user regained access to a note (re-shared): its old tombstone no longer applies (D-SYNC-3). */
+export async function forgetTombstone(db: Db, noteId: string, userId: number): Promise<void> {
+  await db
+    .deleteFrom('note_tombstones')
+    .where('note_id', '=', noteId)
+    .where('user_id', '=', userId)
+    .execute();
+}
