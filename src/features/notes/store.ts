@@ -45,7 +45,11 @@ export function textBytes(alias: string) {
   return sql<number>`octet_length(${sql.ref(`${alias}.title`)}) + octet_length(${sql.ref(`${alias}.content`)})`;
 }
 
-/** The note rows with whether the user collaborates on each; roleOf turns that into the role. */
+/**
+ * The note rows with whether the user collaborates on each; roleOf turns that into the role. The
+ * row form of visibleTo (notes/visibility.ts) for lookups by id: one primary-key probe per note,
+ * where sharedWith would first list every note shared with the user.
+ */
 function notesWithCollaboration(db: Db, userId: number) {
   return db
     .selectFrom('notes as n')
@@ -57,7 +61,7 @@ function notesWithCollaboration(db: Db, userId: number) {
     );
 }
 
-/** The user's role on a note: owner, collaborator, or none (the single-note visibleNoteIds). */
+/** The user's role on a note: owner, collaborator, or none (visibleTo would leave it out). */
 function roleOf(row: NoteRow & { is_collaborator: number }, userId: number) {
   const { is_collaborator, ...note } = row;
   const role: NoteRole | undefined =
@@ -66,8 +70,8 @@ function roleOf(row: NoteRow & { is_collaborator: number }, userId: number) {
 }
 
 /**
- * One note and the user's role on it: the single-note form of visibleNoteIds (owner or
- * collaborator, else nothing); the two must say the same. Only requireNoteAccess calls it.
+ * One note and the user's role on it (owner or collaborator, else nothing); it must say what
+ * visibleTo says (test/notes-visibility.test.ts). Only requireNoteAccess calls it.
  */
 export async function findNoteWithRole(
   db: Db,
