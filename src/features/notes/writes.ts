@@ -150,6 +150,7 @@ export async function deleteNotesForGood(
   if (notes.length === 0) return [];
   await recordTombstones(db, await store.usersWithAccess(db, notes), now);
   const ids = notes.map((n) => n.id);
+  // Read before the rows go: deleting the notes removes their attachment and tag rows by cascade.
   const attachments = await attachmentsOfNotes(db, ids);
   const tagIds = await tagIdsOfNotes(db, ids);
   await deleteSearchDocuments(
