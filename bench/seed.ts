@@ -6,8 +6,9 @@ import { type Actor, sessionActor } from '../src/actor.js';
 import { buildServices, openDataDir } from '../src/app.js';
 import { MonotonicClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
+import { pickNoteFields } from '../src/features/notes/fields.js';
 import type { NoteColor, NoteInput } from '../src/features/notes/schemas.js';
-import { insertNote, pickNoteFields } from '../src/features/notes/service.js';
+import { insertNote } from '../src/features/notes/writes.js';
 import { findOwner } from '../src/features/users/store.js';
 import { type CorpusNote, generateCorpus } from './corpus.js';
 

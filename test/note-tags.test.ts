@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addNoteTags, tagsByNote } from '../src/features/notes/store.js';
 import { MAX_TAGS_PER_NOTE } from '../src/features/tags/hashtags.js';
+import { addNoteTags, tagsByNote } from '../src/features/tags/store.js';
 import { setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { listBatches, noteViewBatches } from '../src/features/notes/service.js';
+import { listBatches, noteViewBatches } from '../src/features/notes/presenter.js';
 import { jsonArrayChunks, sendJsonArray } from '../src/http/jsonArray.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';

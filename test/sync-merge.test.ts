@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FieldHistory, NoteFields } from '../src/features/notes/service.js';
-import { NOTE_FIELD_NAMES } from '../src/features/notes/service.js';
+import { type FieldHistory, NOTE_FIELD_NAMES, type NoteFields } from '../src/features/notes/fields.js';
 import {
   applyOrder,
   BatchFields,

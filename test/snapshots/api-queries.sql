@@ -83,8 +83,8 @@ select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) 
 
 -- GET /api/tags
 select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "t"."name" from "tags" as "t" where exists (select "nt"."note_id" from "note_tags" as "nt" inner join "notes" as "n" on "n"."id" = "nt"."note_id" where "nt"."tag_id" = "t"."id" and "n"."trashed" = ? and "n"."id" in (SELECT id FROM notes WHERE owner_id = ?
-    UNION ALL SELECT note_id FROM note_collaborators WHERE user_id = ?)) order by "t"."name";
+select distinct "t"."name" from "notes" as "n" inner join "note_tags" as "nt" on "nt"."note_id" = "n"."id" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "n"."trashed" = ? and (n.owner_id = ?
+    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) order by "t"."name";
 
 -- POST /api/notes/{id}/collaborators
 select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
@@ -141,7 +141,7 @@ commit;
 
 -- GET /api/sync
 select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "n"."id", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where "n"."owner_id" = ? and "n"."updated_at" >= ? union all select "n"."id", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" inner join "note_collaborators" as "c" on "c"."note_id" = "n"."id" where "c"."user_id" = ? and ("n"."updated_at" >= ? or "c"."added_at" >= ?) order by "updated_at", "id";
+select "n"."id", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.owner_id = ? and "n"."updated_at" >= ? union all select "n"."id", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?) and ("n"."updated_at" >= ? or exists (select "c"."note_id" from "note_collaborators" as "c" where "c"."note_id" = "n"."id" and "c"."user_id" = ? and "c"."added_at" >= ?)) order by "updated_at", "id";
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";

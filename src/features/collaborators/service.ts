@@ -3,7 +3,7 @@ import { type Clock, iso } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { requireNoteAccess } from '../notes/permissions.js';
-import { forgetTombstone, recordTombstones } from '../notes/store.js';
+import { forgetTombstone, recordTombstones } from '../sync/store.js';
 import { findUserById } from '../users/store.js';
 import type { Collaborator, CollaboratorTarget } from './schemas.js';
 import * as store from './store.js';

@@ -4,6 +4,7 @@
  * and hashtag extraction use too. Content is changed only where asked; everything else stays
  * byte for byte (D-NOTE-6).
  */
+import { errors } from '../../errors.js';
 import { readLines } from './markdown.js';
 
 /** Appends `text` on a new line, unless the content is empty or already ends with one. */
@@ -62,4 +63,19 @@ export function pickChecklistItem(items: ChecklistItem[], selector: ChecklistSel
 export function setItemChecked(content: string, item: ChecklistItem, checked: boolean): string {
   const mark = checked ? (item.checked ? content[item.markOffset]! : 'x') : ' ';
   return content.slice(0, item.markOffset) + mark + content.slice(item.markOffset + 1);
+}
+
+/** The error for a checklist item that pickChecklistItem could not pick, listing the candidates. */
+export function checklistProblem(
+  problem: 'no_items' | 'not_found' | 'ambiguous',
+  candidates: ChecklistItem[],
+) {
+  const listed = candidates.map((i) => `${i.index}: ${i.text}`).join('; ');
+  if (problem === 'no_items') {
+    return errors.checklistItemNotFound('The note has no checklist items (- [ ] lines)');
+  }
+  if (problem === 'ambiguous') {
+    return errors.checklistItemAmbiguous(`Several checklist items match: ${listed}`);
+  }
+  return errors.checklistItemNotFound(`No such checklist item; the items are ${listed}`);
 }

@@ -1,9 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errors } from '../../errors.js';
 import { actorOf } from '../../http/auth.js';
 import { sendJsonArray } from '../../http/jsonArray.js';
 import { errorResponses, NoteIdParams, Success, withHeaders } from '../../http/schemas.js';
 import { IfMatchHeaders, ListNotesQuery, NoteETag, NoteInput, NoteList } from './schemas.js';
-import { parseIfMatch } from './service.js';
+
+/**
+ * The version `If-Match` asks for (D-NOTE-3); undefined for none, and for `*`, which matches any
+ * current version (RFC 9110 §13.1.1): the note must exist, which every write checks anyway.
+ */
+export function parseIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '*') return undefined;
+  const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
+  if (!match) throw errors.invalidIfMatch();
+  return Number(match[1]);
+}
 
 /** One note, sent with its version as the ETag. */
 const NoteRef = withHeaders({ $ref: 'Note' } as const, { etag: NoteETag });

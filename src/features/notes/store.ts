@@ -1,11 +1,11 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import { inJsonList, jsonListRows } from '../../db/dialect.js';
-import type { AttachmentsTable, NotesTable } from '../../db/schema.js';
+import { inJsonList } from '../../db/dialect.js';
+import type { NotesTable } from '../../db/schema.js';
 import type { NoteColor, NoteFilter } from './schemas.js';
+import { visibleTo } from './visibility.js';
 
 export type NoteRow = Selectable<NotesTable>;
-export type AttachmentRow = Selectable<AttachmentsTable>;
 export type NoteRole = 'owner' | 'collaborator';
 
 /** The columns a Note answer is made of (noteViews); the field clock and versions are left out. */
@@ -46,27 +46,10 @@ export function textBytes(alias: string) {
 }
 
 /**
- * Ids of the notes a user may see: their own and those shared with them. Written as a UNION of
- * two indexed lookups rather than an OR, so SQLite (and later PostgreSQL) uses both indexes.
+ * The note rows with whether the user collaborates on each; roleOf turns that into the role. The
+ * row form of visibleTo (notes/visibility.ts) for lookups by id: one primary-key probe per note,
+ * where sharedWith would first list every note shared with the user.
  */
-export function visibleNoteIds(userId: number) {
-  return sql<string>`(SELECT id FROM notes WHERE owner_id = ${userId}
-    UNION ALL SELECT note_id FROM note_collaborators WHERE user_id = ${userId})`;
-}
-
-/**
- * The same rule as a condition on the notes row aliased `n`, for queries that read note rows: an
- * OR of two indexed lookups, which SQLite answers with a multi-index OR when it reads notes
- * first (lists) and as a cheap test per row when it reads the search index first. `n.id IN
- * visibleNoteIds(...)` there made SQLite list every note of the user on each search: 1 s at
- * 100,000 notes even for a word found in 50 notes (docs/benchmarks.md).
- */
-export function visibleTo(userId: number) {
-  return sql<boolean>`(n.owner_id = ${userId}
-    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ${userId}))`;
-}
-
-/** The note rows with whether the user collaborates on each; roleOf turns that into the role. */
 function notesWithCollaboration(db: Db, userId: number) {
   return db
     .selectFrom('notes as n')
@@ -78,7 +61,7 @@ function notesWithCollaboration(db: Db, userId: number) {
     );
 }
 
-/** The user's role on a note: owner, collaborator, or none (the single-note visibleNoteIds). */
+/** The user's role on a note: owner, collaborator, or none (visibleTo would leave it out). */
 function roleOf(row: NoteRow & { is_collaborator: number }, userId: number) {
   const { is_collaborator, ...note } = row;
   const role: NoteRole | undefined =
@@ -87,8 +70,8 @@ function roleOf(row: NoteRow & { is_collaborator: number }, userId: number) {
 }
 
 /**
- * One note and the user's role on it: the single-note form of visibleNoteIds (owner or
- * collaborator, else nothing); the two must say the same. Only requireNoteAccess calls it.
+ * One note and the user's role on it (owner or collaborator, else nothing); it must say what
+ * visibleTo says (test/notes-visibility.test.ts). Only requireNoteAccess calls it.
  */
 export async function findNoteWithRole(
   db: Db,
@@ -220,125 +203,6 @@ export async function updateNote(db: Db, noteId: string, patch: Partial<Omit<Not
   return db.updateTable('notes').set(patch).where('id', '=', noteId).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Joins a note's tag names into one string; hashtags cannot contain it (D-TAG-1). */
-const TAG_SEPARATOR = '\u001f';
-
-/**
- * Tag names per note, sorted, for many notes in one query: one row per note rather than per tag,
- * which halves the rows a 10,000-note pull reads.
- */
-export async function tagsByNote(db: Db, noteIds: readonly string[]): Promise<Map<string, string[]>> {
-  const byNote = new Map<string, string[]>();
-  if (noteIds.length === 0) return byNote;
-  const rows = await db
-    .selectFrom('note_tags as nt')
-    .innerJoin('tags as t', 't.id', 'nt.tag_id')
-    .select((eb) => [
-      'nt.note_id',
-      eb.fn
-        .agg<string>('group_concat', ['t.name', sql.lit(TAG_SEPARATOR)])
-        .orderBy('t.name')
-        .as('names'),
-    ])
-    .where('nt.note_id', 'in', inJsonList(noteIds))
-    .groupBy('nt.note_id')
-    .execute();
-  for (const row of rows) byNote.set(row.note_id, row.names.split(TAG_SEPARATOR));
-  return byNote;
-}
-
-/** Attachments per note for many notes in one query, oldest first. */
-export async function attachmentsByNote(
-  db: Db,
-  noteIds: readonly string[],
-): Promise<Map<string, AttachmentRow[]>> {
-  const byNote = new Map<string, AttachmentRow[]>();
-  if (noteIds.length === 0) return byNote;
-  const rows = await db
-    .selectFrom('attachments')
-    .selectAll()
-    .where('note_id', 'in', inJsonList(noteIds))
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  for (const row of rows) {
-    const list = byNote.get(row.note_id);
-    if (list) list.push(row);
-    else byNote.set(row.note_id, [row]);
-  }
-  return byNote;
-}
-
-/**
- * Replaces a note's tags, creating new tag rows and dropping tags no note uses any more (D-TAG-2).
- * Only the difference is written: an edit that keeps the hashtags costs one query.
- */
-export async function replaceNoteTags(db: Db, noteId: string, names: readonly string[]): Promise<void> {
-  const current = await db
-    .selectFrom('note_tags as nt')
-    .innerJoin('tags as t', 't.id', 'nt.tag_id')
-    .select(['t.id', 't.name'])
-    .where('nt.note_id', '=', noteId)
-    .execute();
-  const wanted = new Set(names);
-  const dropped = current.filter((t) => !wanted.has(t.name)).map((t) => t.id);
-  const kept = new Set(current.map((t) => t.name));
-  const added = [...wanted].filter((name) => !kept.has(name));
-  if (dropped.length > 0) {
-    await db
-      .deleteFrom('note_tags')
-      .where('note_id', '=', noteId)
-      .where('tag_id', 'in', inJsonList(dropped))
-      .execute();
-    await deleteUnusedTags(db, dropped);
-  }
-  await addNoteTags(db, noteId, added);
-}
-
-/**
- * Tags a note with names it does not have yet, creating the tag rows that do not exist. The
- * names are one bound parameter, so no number of them reaches SQLite's variable limit.
- */
-export async function addNoteTags(db: Db, noteId: string, names: readonly string[]): Promise<void> {
-  if (names.length === 0) return;
-  // `WHERE true`: without it SQLite reads ON CONFLICT as the join constraint of the SELECT.
-  await sql`INSERT INTO tags (name) ${jsonListRows(names)} WHERE true ON CONFLICT (name) DO NOTHING`.execute(
-    db,
-  );
-  await db
-    .insertInto('note_tags')
-    .columns(['note_id', 'tag_id'])
-    .expression((eb) =>
-      eb
-        .selectFrom('tags')
-        .select([sql<string>`${noteId}`.as('note_id'), 'id'])
-        .where('name', 'in', inJsonList(names)),
-    )
-    .execute();
-}
-
-export async function deleteUnusedTags(db: Db, tagIds: readonly number[]): Promise<void> {
-  if (tagIds.length === 0) return;
-  await db
-    .deleteFrom('tags')
-    .where('id', 'in', inJsonList(tagIds))
-    .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('note_tags').select('tag_id').whereRef('tag_id', '=', 'tags.id'))),
-    )
-    .execute();
-}
-
-export async function writeSearchDocument(
-  db: Db,
-  docId: number,
-  doc: { title: string; content: string; tags: string },
-): Promise<void> {
-  // FTS5 answers OR REPLACE by deleting the old document of that rowid: one statement, not two.
-  await sql`INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (${docId}, ${doc.title}, ${doc.content}, ${doc.tags})`.execute(
-    db,
-  );
-}
-
 /** Everyone who can see each of the notes (owner and collaborators), in one query for all notes. */
 export async function usersWithAccess(
   db: Db,
@@ -358,62 +222,12 @@ export async function notesOwnedBy(db: Db, userId: number): Promise<NoteRow[]> {
   return db.selectFrom('notes').selectAll().where('owner_id', '=', userId).execute();
 }
 
-const TOMBSTONE_CHUNK = 1_000;
-
-export async function recordTombstones(
-  db: Db,
-  tombstones: readonly { noteId: string; userId: number }[],
-  deletedAt: number,
-): Promise<void> {
-  // In chunks: deleting a user with many notes must stay under the bound-parameter limit.
-  for (let start = 0; start < tombstones.length; start += TOMBSTONE_CHUNK) {
-    await db
-      .insertInto('note_tombstones')
-      .values(
-        tombstones
-          .slice(start, start + TOMBSTONE_CHUNK)
-          .map((t) => ({ note_id: t.noteId, user_id: t.userId, deleted_at: deletedAt })),
-      )
-      .onConflict((oc) => oc.columns(['note_id', 'user_id']).doUpdateSet({ deleted_at: deletedAt }))
-      .execute();
-  }
-}
-
-/** A user regained access to a note (re-shared): its old tombstone no longer applies (D-SYNC-3). */
-export async function forgetTombstone(db: Db, noteId: string, userId: number): Promise<void> {
-  await db
-    .deleteFrom('note_tombstones')
-    .where('note_id', '=', noteId)
-    .where('user_id', '=', userId)
-    .execute();
-}
-
 /**
- * Removes notes with everything hanging off them (tags, collaborators, attachment rows via
- * cascades; search documents and unused tags explicitly). Returns the attachment rows that were
- * removed so that their files can be deleted once the transaction has committed.
+ * Removes the note rows; tags, collaborators and attachment rows go with them by cascade. The
+ * search documents and unused tags are for the caller (deleteNotesForGood in writes.ts).
  */
-export async function deleteNotes(db: Db, notes: readonly NoteRow[]): Promise<AttachmentRow[]> {
-  if (notes.length === 0) return [];
-  const ids = notes.map((n) => n.id);
-  const attachments = await db
-    .selectFrom('attachments')
-    .selectAll()
-    .where('note_id', 'in', inJsonList(ids))
-    .execute();
-  const tagIds = await db
-    .selectFrom('note_tags')
-    .select('tag_id')
-    .distinct()
-    .where('note_id', 'in', inJsonList(ids))
-    .execute();
-  await sql`DELETE FROM notes_fts WHERE rowid IN ${inJsonList(notes.map((n) => n.doc_id))}`.execute(db);
-  await db.deleteFrom('notes').where('id', 'in', inJsonList(ids)).execute();
-  await deleteUnusedTags(
-    db,
-    tagIds.map((t) => t.tag_id),
-  );
-  return attachments;
+export async function deleteNotes(db: Db, noteIds: readonly string[]): Promise<void> {
+  await db.deleteFrom('notes').where('id', 'in', inJsonList(noteIds)).execute();
 }
 
 /** Trashed notes whose trashedAt is older than `before` (D-NOTE-4). */

@@ -1,8 +1,8 @@
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
 import { detailPath, errors } from '../../errors.js';
+import { collectBatches, noteViewBatches } from '../notes/presenter.js';
 import type { Note } from '../notes/schemas.js';
-import { collectBatches, noteViewBatches } from '../notes/service.js';
 import type { ListedNote } from '../notes/store.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
 import { buildMatchQuery } from './searchText.js';

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import { type ListedNote, textBytes, visibleTo } from '../notes/store.js';
+import { inJsonList } from '../../db/dialect.js';
+import { type ListedNote, textBytes } from '../notes/store.js';
+import { visibleTo } from '../notes/visibility.js';
 
 /**
  * The index rowid (notes.doc_id, which grows with each note created) of the `n`-th newest note
@@ -40,4 +42,21 @@ export async function searchNotes(
     ORDER BY bm25(notes_fts, 10.0, 1.0, 5.0), n.updated_at DESC
     LIMIT ${limit}`.execute(db);
   return result.rows;
+}
+
+/** Writes a note's search document, replacing the one it had. */
+export async function writeSearchDocument(
+  db: Db,
+  docId: number,
+  doc: { title: string; content: string; tags: string },
+): Promise<void> {
+  // FTS5 answers OR REPLACE by deleting the old document of that rowid: one statement, not two.
+  await sql`INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (${docId}, ${doc.title}, ${doc.content}, ${doc.tags})`.execute(
+    db,
+  );
+}
+
+/** Removes the search documents of notes being deleted (notes.doc_id). */
+export async function deleteSearchDocuments(db: Db, docIds: readonly number[]): Promise<void> {
+  await sql`DELETE FROM notes_fts WHERE rowid IN ${inJsonList(docIds)}`.execute(db);
 }

@@ -4,10 +4,10 @@ import { randomToken } from '../../crypto.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { attachmentOnNote, type StoredFile, storedFileOf } from '../attachments/service.js';
+import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
 import { requireNoteAccess } from '../notes/permissions.js';
 import type { NoteColor } from '../notes/schemas.js';
-import type { AttachmentRow, NoteRow } from '../notes/store.js';
-import { attachmentsByNote } from '../notes/store.js';
+import type { NoteRow } from '../notes/store.js';
 import type { SharedNote, ShareLink } from './schemas.js';
 import * as store from './store.js';
 

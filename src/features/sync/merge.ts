@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
+import { type FieldHistory, NOTE_FIELD_NAMES, type NoteField, type NoteFields } from '../notes/fields.js';
 import { MAX_TITLE_LENGTH } from '../notes/schemas.js';
-import type { FieldHistory, NoteField, NoteFields } from '../notes/service.js';
-import { NOTE_FIELD_NAMES } from '../notes/service.js';
 import { mergeLines } from './threeWayMerge.js';
 
 /**

@@ -4,24 +4,29 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
+import type { AttachmentRow } from '../attachments/store.js';
 import { endCollaboration } from '../collaborators/service.js';
 import { shareLikeNote } from '../collaborators/store.js';
-import { findNotesForAccess } from '../notes/permissions.js';
-import type { Note } from '../notes/schemas.js';
 import {
-  applyNoteFields,
-  collectBatches,
-  deleteNotesForGood,
   type FieldHistory,
   fieldHistory,
   fieldValues,
-  insertNote,
   type NoteFields,
-  type NotesService,
-  noteViewBatches,
   pickNoteFields,
-} from '../notes/service.js';
-import type { AttachmentRow, NoteRole, NoteRow } from '../notes/store.js';
+} from '../notes/fields.js';
+import {
+  type AccessDenial,
+  decideNoteAccess,
+  denialError,
+  type FoundNote,
+  findNotesForAccess,
+  type NoteAction,
+} from '../notes/permissions.js';
+import { collectBatches, noteViewBatches } from '../notes/presenter.js';
+import type { Note } from '../notes/schemas.js';
+import type { NotesService } from '../notes/service.js';
+import type { NoteRole, NoteRow } from '../notes/store.js';
+import { applyNoteFields, deleteNotesForGood, insertNote } from '../notes/writes.js';
 import { revisionAt } from '../revisions/store.js';
 import {
   applyOrder,
@@ -60,7 +65,7 @@ export interface SyncDeps {
  */
 class KnownNotes {
   /** Per id: the note and the pusher's role (undefined: cannot see it), or undefined: no note. */
-  private readonly notes = new Map<string, { note: NoteRow; role: NoteRole | undefined } | undefined>();
+  private readonly notes = new Map<string, FoundNote | undefined>();
   /** Per id: whether anyone holds a tombstone for it. */
   private readonly tombstoned = new Map<string, boolean>();
 
@@ -81,17 +86,15 @@ class KnownNotes {
     }
   }
 
-  /** findNoteAccess: the note and the pusher's role, or undefined when the pusher cannot see it. */
-  async access(noteId: string): Promise<{ note: NoteRow; role: NoteRole } | undefined> {
+  /** The note of this id and the pusher's role on it, for decideNoteAccess; undefined: no note. */
+  async find(noteId: string): Promise<FoundNote | undefined> {
     if (!this.notes.has(noteId)) await this.load([noteId]);
-    const known = this.notes.get(noteId);
-    return known?.role ? { note: known.note, role: known.role } : undefined;
+    return this.notes.get(noteId);
   }
 
   /** Whether a note has this id, visible to the pusher or not. */
   async exists(noteId: string): Promise<boolean> {
-    if (!this.notes.has(noteId)) await this.load([noteId]);
-    return this.notes.get(noteId) !== undefined;
+    return (await this.find(noteId)) !== undefined;
   }
 
   /** Whether anyone holds a tombstone for this id: it was deleted, so it stays deleted (D-SYNC-6). */
@@ -144,6 +147,16 @@ function result(
     ...(version !== undefined && { version }),
     ...(merged === true && { merged }),
   };
+}
+
+/**
+ * A change that decideNoteAccess refused, other than for a missing note (which each operation
+ * answers its own way): a note the pusher cannot see is `skipped: forbidden`, without saying
+ * more about it (D-SYNC-6); any other refusal fails the push with the decision's error.
+ */
+function refused(change: SyncChange, reason: Exclude<AccessDenial, 'missing'>, action: NoteAction) {
+  if (reason === 'hidden') return result(change, { reason: 'forbidden' });
+  throw denialError(reason, action);
 }
 
 /**
@@ -205,25 +218,44 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
     return id;
   }
 
+  /**
+   * A pushed delete, as the access decision allows it (D-COLLAB-1): the owner deletes the note
+   * for good; a collaborator may not, and leaves it instead (the note goes from their devices
+   * only); an id no note has is already deleted.
+   */
+  async function applyDelete(
+    trx: Db,
+    context: PushContext,
+    change: SyncChange,
+    noteId: string,
+    found: FoundNote | undefined,
+  ) {
+    const { actor, now, known } = context;
+    const own = decideNoteAccess(actor, found, 'own');
+    if (own.allowed) {
+      context.removed.push(...(await deleteNotesForGood(trx, [own.note], now)));
+    } else {
+      const leave = decideNoteAccess(actor, found, 'leave');
+      if (!leave.allowed) {
+        return leave.reason === 'missing' ? result(change) : refused(change, leave.reason, 'leave');
+      }
+      await endCollaboration(trx, noteId, actor.userId, now);
+    }
+    known.forget(noteId);
+    return result(change);
+  }
+
   /** One change, as D-SYNC-6 says; the note is read afresh, so earlier changes of the batch count. */
   async function applyChange(trx: Db, context: PushContext, change: SyncChange, index: number) {
     const { actor, now, known } = context;
     const noteId = change.noteId.toLowerCase();
-    const access = await known.access(noteId);
-
-    if (change.operation === 'delete') {
-      if (!access)
-        return (await known.exists(noteId)) ? result(change, { reason: 'forbidden' }) : result(change);
-      if (access.role === 'owner')
-        context.removed.push(...(await deleteNotesForGood(trx, [access.note], now)));
-      else await endCollaboration(trx, noteId, actor.userId, now); // a collaborator only leaves
-      known.forget(noteId);
-      return result(change);
-    }
+    const found = await known.find(noteId);
+    if (change.operation === 'delete') return applyDelete(trx, context, change, noteId, found);
 
     const data = pickNoteFields(change.data ?? {});
-    if (!access) {
-      if (await known.exists(noteId)) return result(change, { reason: 'forbidden' });
+    const access = decideNoteAccess(actor, found, 'edit');
+    if (!access.allowed) {
+      if (access.reason !== 'missing') return refused(change, access.reason, 'edit');
       if (await known.wasDeleted(noteId)) return result(change, { reason: 'deleted' }); // delete wins
       const created = await insertNote(trx, {
         ownerId: actor.userId,

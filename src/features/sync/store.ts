@@ -1,27 +1,40 @@
 import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
 import { type ListedNote, textBytes } from '../notes/store.js';
+import { ownedBy, sharedWith } from '../notes/visibility.js';
 
 /**
  * The notes the user may see that changed at or after `since` (D-SYNC-1), oldest change first:
  * their own by updatedAt, and those shared with them by updatedAt or by the time they were
  * shared, so a note shared today reaches the new collaborator even if it last changed last
- * year. Each half uses an index. Only ids and sizes: the notes are read in batches
+ * year. The two halves of the visibility rule (notes/visibility.ts) as a UNION ALL, so the
+ * own half reads only the changed range of the (owner_id, updated_at) index. Only ids and sizes: the notes are read in batches
  * (noteViewBatches).
  */
 export async function notesChangedSince(db: Db, userId: number, since: number): Promise<ListedNote[]> {
   const rows = await db
     .selectFrom('notes as n')
     .select(['n.id', 'n.updated_at', textBytes('n').as('bytes')])
-    .where('n.owner_id', '=', userId)
+    .where(ownedBy(userId))
     .where('n.updated_at', '>=', since)
     .unionAll(
       db
         .selectFrom('notes as n')
-        .innerJoin('note_collaborators as c', 'c.note_id', 'n.id')
         .select(['n.id', 'n.updated_at', textBytes('n').as('bytes')])
-        .where('c.user_id', '=', userId)
-        .where((eb) => eb.or([eb('n.updated_at', '>=', since), eb('c.added_at', '>=', since)])),
+        .where(sharedWith(userId))
+        .where((eb) =>
+          eb.or([
+            eb('n.updated_at', '>=', since),
+            eb.exists(
+              eb
+                .selectFrom('note_collaborators as c')
+                .select('c.note_id')
+                .whereRef('c.note_id', '=', 'n.id')
+                .where('c.user_id', '=', userId)
+                .where('c.added_at', '>=', since),
+            ),
+          ]),
+        ),
     )
     .orderBy('updated_at')
     .orderBy('id')
@@ -66,4 +79,34 @@ export async function deletedAmong(db: Db, noteIds: readonly string[]): Promise<
 export async function deleteTombstonesBefore(db: Db, before: number): Promise<number> {
   const result = await db.deleteFrom('note_tombstones').where('deleted_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+const TOMBSTONE_CHUNK = 1_000;
+
+export async function recordTombstones(
+  db: Db,
+  tombstones: readonly { noteId: string; userId: number }[],
+  deletedAt: number,
+): Promise<void> {
+  // In chunks: deleting a user with many notes must stay under the bound-parameter limit.
+  for (let start = 0; start < tombstones.length; start += TOMBSTONE_CHUNK) {
+    await db
+      .insertInto('note_tombstones')
+      .values(
+        tombstones
+          .slice(start, start + TOMBSTONE_CHUNK)
+          .map((t) => ({ note_id: t.noteId, user_id: t.userId, deleted_at: deletedAt })),
+      )
+      .onConflict((oc) => oc.columns(['note_id', 'user_id']).doUpdateSet({ deleted_at: deletedAt }))
+      .execute();
+  }
+}
+
+/** A user regained access to a note (re-shared): its old tombstone no longer applies (D-SYNC-3). */
+export async function forgetTombstone(db: Db, noteId: string, userId: number): Promise<void> {
+  await db
+    .deleteFrom('note_tombstones')
+    .where('note_id', '=', noteId)
+    .where('user_id', '=', userId)
+    .execute();
 }

@@ -9,9 +9,9 @@ import type { Db } from '../../db/connection.js';
 import { AppError } from '../../errors.js';
 import { MAX_FILE_BYTES } from '../attachments/images.js';
 import type { AttachmentsService } from '../attachments/service.js';
+import { noteViewBatches } from '../notes/presenter.js';
 import type { Note } from '../notes/schemas.js';
 import type { NotesService } from '../notes/service.js';
-import { noteViewBatches } from '../notes/service.js';
 import type { ListedNote } from '../notes/store.js';
 import {
   attachmentPath,

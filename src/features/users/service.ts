@@ -3,8 +3,9 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { detailPath, errors } from '../../errors.js';
 import type { PasswordHasher } from '../auth/passwords.js';
-import { deleteNotesForGood, type NotesService } from '../notes/service.js';
+import type { NotesService } from '../notes/service.js';
 import { notesOwnedBy } from '../notes/store.js';
+import { deleteNotesForGood } from '../notes/writes.js';
 import {
   type CreateUserBody,
   MAX_USER_SEARCH_RESULTS,

@@ -1,0 +1,98 @@
+/** Note answers (the Note schema) from rows, one by one or as size-bounded batches of a list. */
+import { iso } from '../../clock.js';
+import type { Db } from '../../db/connection.js';
+import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
+import { tagsByNote } from '../tags/store.js';
+import type { Attachment, Note, NoteColor } from './schemas.js';
+import type { ListedNote, NoteRow, NoteViewRow } from './store.js';
+import * as store from './store.js';
+
+export function attachmentView(row: AttachmentRow): Attachment {
+  return {
+    id: row.id,
+    noteId: row.note_id,
+    filename: row.filename,
+    mimeType: row.mime_type,
+    size: row.size,
+    thumbnailPath: row.thumbnail_path,
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** Note responses with tags and attachments: two queries whatever the number of notes. */
+export async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<Note[]> {
+  const ids = rows.map((r) => r.id);
+  const [tags, attachments] = await Promise.all([tagsByNote(db, ids), attachmentsByNote(db, ids)]);
+  return rows.map((row) => ({
+    id: row.id,
+    ownerId: row.owner_id,
+    title: row.title,
+    content: row.content,
+    color: row.color as NoteColor,
+    pinned: row.pinned === 1,
+    archived: row.archived === 1,
+    trashed: row.trashed === 1,
+    trashedAt: row.trashed_at === null ? null : iso(row.trashed_at),
+    checklistMode: row.checklist_mode === 1,
+    sortOrder: row.sort_order,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    version: row.version,
+    tags: tags.get(row.id) ?? [],
+    attachments: (attachments.get(row.id) ?? []).map(attachmentView),
+  }));
+}
+
+/**
+ * How much of a streamed list is read per database round: at most this many notes, and at most
+ * this many bytes of title and content (a note larger than that is read alone). Counted notes
+ * alone let 500 notes of 1 MB each be one 500 MB round; see docs/decisions/0004-streamed-lists.md.
+ */
+export const LIST_BATCH = { notes: 500, bytes: 4 * 1024 * 1024 };
+
+/** `listed` cut into consecutive runs of at most `limits.notes` notes and `limits.bytes` bytes. */
+export function* listBatches(
+  listed: readonly ListedNote[],
+  limits: { notes: number; bytes: number } = LIST_BATCH,
+): Generator<string[]> {
+  let batch: string[] = [];
+  let bytes = 0;
+  for (const note of listed) {
+    if (batch.length > 0 && (batch.length === limits.notes || bytes + note.bytes > limits.bytes)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(note.id);
+    bytes += note.bytes;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * The notes of `listed` that the user may see, in that order, in batches (listBatches). Each
+ * batch is its own queries, so the connection is free for other requests between batches
+ * (while the client reads the previous one); see docs/decisions/0004-streamed-lists.md.
+ */
+export async function* noteViewBatches(
+  db: Db,
+  userId: number,
+  listed: readonly ListedNote[],
+  limits = LIST_BATCH,
+): AsyncGenerator<Note[]> {
+  for (const ids of listBatches(listed, limits)) {
+    yield noteViews(db, await store.notesByIds(db, userId, ids));
+  }
+}
+
+/** Every item of the batches in one array, for callers that want the whole list. */
+export async function collectBatches<T>(batches: AsyncIterable<readonly T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const batch of batches) all.push(...batch);
+  return all;
+}
+
+export async function noteView(db: Db, row: NoteRow): Promise<Note> {
+  const [view] = await noteViews(db, [row]);
+  return view!;
+}
