@@ -5,7 +5,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const root = path.resolve(import.meta.dirname, '..');
+// The repository (a test passes another folder laid out the same way).
+const root = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..'));
 const output = path.join(root, 'dist', 'main.js');
 
 function newestChange(entry) {

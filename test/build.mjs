@@ -47,7 +47,8 @@ await build({
   ],
   // Bundled CommonJS packages call require(); give the ES module output one.
   banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    // Aliased: bundled sources may import createRequire themselves (src/db/checkpointer.ts).
+    js: "import { createRequire as __bannerRequire } from 'node:module'; const require = __bannerRequire(import.meta.url);",
   },
   logLevel: 'warning',
 });

@@ -104,6 +104,12 @@ describe('graceful shutdown (D-OPS-2)', () => {
     child.kill('SIGTERM');
     assert.equal(await exit, 0);
     assert.match(output, /shutting down/);
+    // The start-up log says where to go next, and that setup is pending on a new instance.
+    assert.match(
+      output,
+      /Ready at http:\/\/127\.0\.0\.1:\d+: no owner yet, create it with POST .*\/api\/auth\/setup/,
+    );
+    assert.match(output, /"setupRequired":true/);
     // A clean close checkpoints the write-ahead log into the main file and removes it.
     assert.ok(!fs.existsSync(path.join(dataDir, 'notes.db-wal')), 'WAL file left behind');
     fs.rmSync(dataDir, { recursive: true, force: true });
