@@ -6,6 +6,7 @@ import { Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
 import yazl from 'yazl';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fileModes.js';
 import { APP_VERSION } from '../../version.js';
 import { openZip, UNLIMITED, type ZipReader } from '../transfer/zip.js';
 import { attachmentKeys, integrityProblems, snapshotInto, tableCounts } from './store.js';
@@ -175,7 +176,7 @@ export async function createBackup(
   try {
     const snapshot = await takeSnapshot(live, dataDir, work);
     const zip = new yazl.ZipFile();
-    const written = finished(zip.outputStream.pipe(createWriteStream(partial, { mode: 0o600 })));
+    const written = finished(zip.outputStream.pipe(createWriteStream(partial, { mode: PRIVATE_FILE_MODE })));
     const zipFailed = new Promise<never>((_, reject) => zip.on('error', reject));
 
     const database = addHashed(zip, snapshot.database, DATABASE_FILE, { compress: true });
@@ -244,7 +245,7 @@ async function extractChecked(
   entry: { path: string; sha256: string; size: number },
   target: string,
 ) {
-  const got = await zip.extract(entry.path, target, 0o600);
+  const got = await zip.extract(entry.path, target, PRIVATE_FILE_MODE);
   if (got.sha256 !== entry.sha256 || got.size !== entry.size) {
     throw new BackupError(`${entry.path} does not match the manifest (damaged archive)`);
   }
@@ -311,10 +312,10 @@ export async function restoreBackup(archive: string, dataDir: string): Promise<B
       throw new BackupError(`Missing from the archive: ${absent.slice(0, 3).join(', ')}`);
 
     created = empty === null;
-    await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
-    await fs.chmod(dataDir, 0o700);
+    await fs.mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    await fs.chmod(dataDir, PRIVATE_DIR_MODE);
     for (const folder of [ATTACHMENTS_DIR, `${ATTACHMENTS_DIR}/files`, `${ATTACHMENTS_DIR}/thumbnails`]) {
-      await fs.mkdir(path.join(dataDir, folder), { mode: 0o700 });
+      await fs.mkdir(path.join(dataDir, folder), { mode: PRIVATE_DIR_MODE });
     }
     await extractChecked(zip, manifest.database, path.join(dataDir, DATABASE_FILE));
     for (const file of manifest.files)

@@ -10,6 +10,7 @@ import {
   userOptions,
   withServices,
 } from '../../commandSupport.js';
+import { PRIVATE_FILE_MODE } from '../../fileModes.js';
 import { openFolder } from './folder.js';
 import { IMPORT_LIMITS, type ImportSummary } from './service.js';
 import { openZip } from './zip.js';
@@ -40,7 +41,7 @@ export const transferCommands: Record<string, Command> = {
         try {
           await pipeline(
             await services.transfer.exportNotes(actor),
-            createWriteStream(partial, { mode: 0o600 }),
+            createWriteStream(partial, { mode: PRIVATE_FILE_MODE }),
           );
           await fs.rename(partial, target);
         } finally {

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { errors } from '../../errors.js';
+import { PRIVATE_FILE_MODE } from '../../fileModes.js';
 import { writeHashed } from '../../files.js';
 
 /**
@@ -108,7 +109,7 @@ export async function openZip(file: string, limits: ZipLimits): Promise<ZipReade
       }
       return Buffer.concat(chunks);
     },
-    async extract(name, target, mode = 0o600) {
+    async extract(name, target, mode = PRIVATE_FILE_MODE) {
       const source = await open(name);
       try {
         return await writeHashed(source, target, mode);
