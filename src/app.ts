@@ -162,8 +162,9 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
 }
 
 /**
- * DATA_DIR's database with the storage quota enforced inside its writes: how the server and
- * the commands open it.
+ * DATA_DIR's database with the storage quota enforced inside its writes, and the clock that
+ * stamps writes, never behind the newest stored one (D-SYNC-2): how the server and the commands
+ * open it.
  */
 export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQuery']) {
   const quota = storageQuota(config.storageQuotaBytes);
@@ -171,7 +172,7 @@ export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQ
     onQuery,
     storageGrew: (_userId, bytes) => quota.check(bytes),
   });
-  return { database, quota };
+  return { database, quota, clock: new MonotonicClock(await newestUpdate(database.db)) };
 }
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
@@ -184,8 +185,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           metrics?.observeQuery(durationMs);
         }
       : undefined;
-  const { database, quota } = await openDataDir(config, onQuery);
-  const clock = options.clock ?? new MonotonicClock(await newestUpdate(database.db));
+  const opened = await openDataDir(config, onQuery);
+  const { database, quota } = opened;
+  const clock = options.clock ?? opened.clock;
 
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config, options.logStream),

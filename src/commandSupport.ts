@@ -2,11 +2,9 @@ import path from 'node:path';
 import type { parseArgs } from 'node:util';
 import { type Actor, sessionActor } from './actor.js';
 import { buildServices, openDataDir } from './app.js';
-import { MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import { errors } from './errors.js';
-import { newestUpdate } from './features/notes/store.js';
 import { findOwner, findUserByEmail } from './features/users/store.js';
 
 /** What every command (src/commands.ts lists them) is made of, and what they share. */
@@ -34,10 +32,9 @@ export async function withServices<T>(
   config: Config,
   work: (services: ReturnType<typeof buildServices>, db: Db) => Promise<T>,
 ): Promise<T> {
-  const { database, quota } = await openDataDir(config);
+  const { database, quota, clock } = await openDataDir(config);
   try {
     const log = { warn: (details: object, message: string) => console.warn(message, details) };
-    const clock = new MonotonicClock(await newestUpdate(database.db));
     const services = buildServices({
       db: database.db,
       pingDatabase: database.ping,
