@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { ScryptCost } from '../../src/features/auth/passwords.js';
+import { setupOwner, type TestClient } from './client.js';
 
 /**
  * scrypt at the lowest cost for test servers: production's cost (D-AUTH-7, ~50–100 ms a hash)
@@ -66,31 +67,64 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 }
 
 /**
+ * What `make` returns, made in a `before` hook registered where this is called. `current()` reads
+ * it from tests and later hooks; `made()` is undefined while (or if) it has not been made.
+ */
+function madeInBefore<T>(helper: string, make: () => Promise<T>): { current(): T; made(): T | undefined } {
+  let made: T | undefined;
+  before(async () => {
+    made = await make();
+  });
+  return {
+    made: () => made,
+    current() {
+      if (made === undefined) throw new Error(`${helper}: made in before(); read it from tests and hooks`);
+      return made;
+    },
+  };
+}
+
+/**
  * One server for the tests of the file (called at the top level) or of the describe block it is
  * called in: started in `before`, closed in `after`. Its properties are readable from the tests
  * and hooks on. For tests that do not need a fresh instance of their own.
  */
 export function useServer(options: ServerOptions = {}): TestServer {
-  let server: TestServer | undefined;
-  before(async () => {
-    server = await startServer(options);
-  });
-  after(() => server?.close());
-  const started = (): TestServer => {
-    if (!server) throw new Error('useServer(): the server starts in before(); read it from tests and hooks');
-    return server;
-  };
+  const server = madeInBefore('useServer()', () => startServer(options));
+  after(() => server.made()?.close());
   return {
     get app() {
-      return started().app;
+      return server.current().app;
     },
     get url() {
-      return started().url;
+      return server.current().url;
     },
     get dataDir() {
-      return started().dataDir;
+      return server.current().dataDir;
     },
-    close: (closeOptions) => started().close(closeOptions),
+    close: (closeOptions) => server.current().close(closeOptions),
+  };
+}
+
+/**
+ * The owner of a `useServer()` server, set up in a `before` registered after the server's (so it
+ * runs once the server has started). The returned client reads the signed-in one, so it can be
+ * held from the describe block on and used in tests and later hooks.
+ */
+export function useOwner(server: { url: string }): TestClient {
+  const owner = madeInBefore('useOwner()', () => setupOwner(server.url));
+  return {
+    get baseUrl() {
+      return owner.current().baseUrl;
+    },
+    get cookies() {
+      return owner.current().cookies;
+    },
+    request: (method, path, options) => owner.current().request(method, path, options),
+    get: (path, options) => owner.current().get(path, options),
+    post: (path, json, options) => owner.current().post(path, json, options),
+    patch: (path, json, options) => owner.current().patch(path, json, options),
+    delete: (path, options) => owner.current().delete(path, options),
   };
 }
 
