@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 
 /** A request carrying only the API key: the client's cookie is left out. */
 const withKey = (client: TestClient, key: string, method: string, path: string, json?: unknown) =>
@@ -15,13 +15,8 @@ async function createKey(client: TestClient, body: Record<string, unknown> = { n
 }
 
 describe('POST /api/settings/api-keys', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer();
+  const owner = useOwner(server);
 
   it('answers 201 with nsk_ + 32 random bytes in base64url, its 12-character prefix and both scopes (D-KEY-1, D-KEY-3)', async () => {
     const created = await createKey(owner, { name: '  Claude Desktop  ' });
@@ -81,14 +76,9 @@ describe('POST /api/settings/api-keys', () => {
 });
 
 describe('GET /api/settings/api-keys', () => {
-  let server: TestServer;
-  let owner: TestClient;
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
-  before(async () => {
-    server = await startServer({ clock });
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer({ clock });
+  const owner = useOwner(server);
 
   it("lists the caller's keys with scopes, never the key or its hash", async () => {
     const created = await createKey(owner, { name: 'reader', scopes: ['notes:read'] });

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import sharp from 'sharp';
 import { DECODES_AT_ONCE } from '../src/features/attachments/images.js';
 import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
 import { declaredPng } from './helpers/pngBomb.js';
-import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 
 const MiB = 1024 * 1024;
 type Format = 'jpeg' | 'png' | 'webp' | 'gif' | 'avif';
@@ -118,31 +118,14 @@ function storedFiles(server: TestServer): string[] {
     .sort();
 }
 
-/** One server and signed-in owner for a describe block. */
-function useServer(
-  ready: (server: TestServer, owner: TestClient) => void,
-  options?: Parameters<typeof startServer>[0],
-): void {
-  let server: TestServer | undefined;
-  before(async () => {
-    server = await startServer(options);
-    ready(server, await setupOwner(server.url));
-  });
-  after(() => server?.close());
-}
-
 function leftoverUploads(server: TestServer): string[] {
   const dir = path.join(server.dataDir, 'uploads');
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 }
 
 describe('POST /api/notes/:id/attachments', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  useServer((started, signedIn) => {
-    server = started;
-    owner = signedIn;
-  });
+  const server = useServer();
+  const owner = useOwner(server);
 
   it('accepts JPEG, PNG, WebP, GIF and AVIF and reports the detected type (D-ATT-1)', async () => {
     const note = await newNote(owner);
@@ -441,15 +424,11 @@ describe('POST /api/notes/:id/attachments', () => {
 });
 
 describe('GET /api/notes/:id/attachments', () => {
-  let server: TestServer;
-  let owner: TestClient;
   let note: any;
   let original: Buffer;
   let attachment: any;
-  useServer((started, signedIn) => {
-    server = started;
-    owner = signedIn;
-  });
+  const server = useServer();
+  const owner = useOwner(server);
   before(async () => {
     note = await newNote(owner);
     original = await image('png', 640, 480);
@@ -561,12 +540,8 @@ describe('GET /api/notes/:id/attachments', () => {
 });
 
 describe('DELETE /api/notes/:id/attachments', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  useServer((started, signedIn) => {
-    server = started;
-    owner = signedIn;
-  });
+  const server = useServer();
+  const owner = useOwner(server);
 
   it('answers 400 without attachmentId and 404 for an unknown one (D-ATT-5)', async () => {
     const note = await newNote(owner);
@@ -605,16 +580,9 @@ describe('DELETE /api/notes/:id/attachments', () => {
 });
 
 describe('Deleting a note removes its attachment files (D-ATT-5)', () => {
-  let server: TestServer;
-  let owner: TestClient;
   const clock = new ManualClock();
-  useServer(
-    (started, signedIn) => {
-      server = started;
-      owner = signedIn;
-    },
-    { clock, env: { TRASH_RETENTION_DAYS: '1' } },
-  );
+  const server = useServer({ clock, env: { TRASH_RETENTION_DAYS: '1' } });
+  const owner = useOwner(server);
 
   it('on DELETE /api/notes/:id', async () => {
     const note = await newNote(owner);
@@ -695,16 +663,9 @@ async function setupOwnerAgain(server: TestServer): Promise<TestClient> {
 }
 
 describe('Decode bombs: images over the pixel limit are refused undecoded', () => {
-  let server: TestServer;
-  let owner: TestClient;
   // 40,000 pixels here, so that real images show the limit; the default is 40 megapixels.
-  useServer(
-    (started, signedIn) => {
-      server = started;
-      owner = signedIn;
-    },
-    { env: { MAX_IMAGE_PIXELS: '40000' } },
-  );
+  const server = useServer({ env: { MAX_IMAGE_PIXELS: '40000' } });
+  const owner = useOwner(server);
 
   function assertImageTooLarge(response: { status: number; body: any }) {
     assert.equal(response.status, 413);
@@ -745,10 +706,7 @@ describe('Decode bombs: images over the pixel limit are refused undecoded', () =
 });
 
 describe('Decode bombs under the default limit of 40 megapixels', () => {
-  let owner: TestClient;
-  useServer((_server, signedIn) => {
-    owner = signedIn;
-  });
+  const owner = useOwner(useServer());
 
   it('refuses 6400×6400 (41 megapixels) with 413 image_too_large', async () => {
     const note = await newNote(owner);

@@ -10,6 +10,8 @@ import {
   startServer,
   type TestServer,
   tempDataDir,
+  useOwner,
+  useServer,
 } from './helpers/server.js';
 
 const DAY = 86_400_000;
@@ -284,16 +286,11 @@ describe('PATCH /api/users/me', () => {
 });
 
 describe('cross-origin guard (D-AUTH-5)', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    // The test client talks to 127.0.0.1, which PUBLIC_URL alone would not let in (0007).
-    server = await startServer({
-      env: { PUBLIC_URL: 'https://notes.example.com', ALLOWED_HOSTS: '127.0.0.1' },
-    });
-    owner = await setupOwner(server.url);
+  // The test client talks to 127.0.0.1, which PUBLIC_URL alone would not let in (0007).
+  const server = useServer({
+    env: { PUBLIC_URL: 'https://notes.example.com', ALLOWED_HOSTS: '127.0.0.1' },
   });
-  after(() => server.close());
+  const owner = useOwner(server);
 
   it('refuses a cookie-authenticated write from a forged Origin and changes nothing', async () => {
     const response = await owner.post(

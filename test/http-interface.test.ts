@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { JSON_BODY_LIMIT } from '../src/app.js';
 import { MAX_UPLOAD_BYTES } from '../src/features/attachments/multipart.js';
 import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -234,13 +234,8 @@ describe('refusals reach the client before a request body is read', () => {
 });
 
 describe('note routes', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer();
+  const owner = useOwner(server);
 
   it('answer 404 note_not_found to an id that is not a uuid, whatever its length (D-ERR-2)', async () => {
     const attachmentId = randomUUID();

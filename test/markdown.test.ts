@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sessionActor } from '../src/actor.js';
 import { checklistItems, setItemChecked } from '../src/features/notes/contentEdits.js';
 import { readLines } from '../src/features/notes/markdown.js';
 import { renderContent } from '../src/features/sharing/page.js';
 import { extractHashtags } from '../src/features/tags/hashtags.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { useOwner, useServer } from './helpers/server.js';
 
 const FENCE = '```';
 
@@ -133,13 +132,8 @@ describe('one Markdown reader for the MCP checklist edit, the share page and has
 });
 
 describe('the running app reads note content the same way on every path (D-NOTE-6, D-TAG-1)', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer();
+  const owner = useOwner(server);
 
   for (const testCase of CASES) {
     it(`stores tags, renders the page and ticks items alike: ${testCase.name}`, async () => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { z } from 'zod';
 import { AttachmentOut, NoteOut, RevisionOut, TagOut } from '../src/features/mcp/presenters.js';
 import type { Attachment, Note } from '../src/features/notes/schemas.js';
 import type { NoteRevision } from '../src/features/revisions/schemas.js';
 import type { Tag } from '../src/features/tags/schemas.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
+import { useOwner, useServer } from './helpers/server.js';
 import { uploadImage } from './helpers/uploads.js';
 
 /**
@@ -31,10 +30,7 @@ const StrictNote = NoteOut.extend({ attachments: z.array(AttachmentOut.strict())
 
 describe('MCP output shapes match the REST answers', () => {
   const server = useServer();
-  let owner: TestClient;
-  before(async () => {
-    owner = await setupOwner(server.url);
-  });
+  const owner = useOwner(server);
 
   it('parses a note with an attachment from GET /api/notes/{id} with the strict zod Note', async () => {
     const created = await owner.post('/api/notes', { title: 'Shapes #zod', content: 'body', color: 'mint' });

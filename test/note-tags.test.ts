@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { MAX_TAGS_PER_NOTE } from '../src/features/tags/hashtags.js';
 import { addNoteTags, tagsByNote } from '../src/features/tags/store.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { useOwner, useServer } from './helpers/server.js';
 
 /** replaceNoteTags skips the writes when the hashtags did not change; these pin both sides. */
 describe('PATCH /api/notes/{id}: tags follow the text (D-TAG-2)', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer();
+  const owner = useOwner(server);
 
   const tagNames = async () => (await owner.get('/api/tags')).body.map((t: { name: string }) => t.name);
 

@@ -5,19 +5,14 @@ import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { listBatches, noteViewBatches } from '../src/features/notes/presenter.js';
 import { jsonArrayChunks, sendJsonArray } from '../src/http/jsonArray.js';
-import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { createUserClient } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
 
 describe('GET /api/notes, streamed', () => {
-  let server: TestServer;
-  let owner: TestClient;
   let queries: string[] = [];
 
-  before(async () => {
-    server = await startServer({ onQuery: (sql) => queries.push(sql) });
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer({ onQuery: (sql) => queries.push(sql) });
+  const owner = useOwner(server);
 
   async function countQueries(path: string): Promise<{ count: number; length: number }> {
     queries = [];

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { type TestServer, useOwner, useServer } from './helpers/server.js';
 
 /** The attacker's pace: one byte this often, so the connection is never idle. */
 const TRICKLE_MS = 200;
@@ -60,13 +59,8 @@ function postHead(
 }
 
 describe('slow clients (REQUEST_TIMEOUT_SECONDS)', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    server = await startServer({ env: { REQUEST_TIMEOUT_SECONDS: '1' } });
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer({ env: { REQUEST_TIMEOUT_SECONDS: '1' } });
+  const owner = useOwner(server);
 
   it('cuts off 20 trickling requests with 408 while everyone else is served', {
     timeout: 60_000,

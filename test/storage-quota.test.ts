@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import sharp from 'sharp';
 import { migrations } from '../src/db/migrations/index.js';
 import { createUserClient, ownerClientFor, setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
+import { startServer, tempDataDir, useOwner, useServer } from './helpers/server.js';
 import { uploadImage } from './helpers/uploads.js';
 
 // STORAGE_QUOTA_MB=1: each user may own 1,048,576 bytes of note text and attachments.
@@ -41,17 +41,11 @@ async function fill(client: TestClient, bytes: number) {
 }
 
 describe('Storage quota (STORAGE_QUOTA_MB)', () => {
-  let server: TestServer;
-  let owner: TestClient;
+  const server = useServer({ env: { STORAGE_QUOTA_MB: '1' } });
+  const owner = useOwner(server);
   let users = 0;
   const newUser = async () =>
     createUserClient(server, `quota${++users}@example.com`, 'another secret', owner);
-
-  before(async () => {
-    server = await startServer({ env: { STORAGE_QUOTA_MB: '1' } });
-    owner = await setupOwner(server.url);
-  });
-  after(() => server?.close());
 
   it('refuses a create or an update that would pass the quota, and stores nothing of it', async () => {
     const { client } = await newUser();

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { capFutureTimestamps, MAX_CLOCK_LEAD_MS } from '../src/features/sync/timestamps.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { ManualClock, useOwner, useServer } from './helpers/server.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const YEAR = 365 * 86_400_000;
@@ -27,14 +26,9 @@ describe('capFutureTimestamps', () => {
 });
 
 describe('sync change timestamps from a device with a wrong or hostile clock', () => {
-  let server: TestServer;
-  let owner: TestClient;
   const clock = new ManualClock(T0);
-  before(async () => {
-    server = await startServer({ clock });
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer({ clock });
+  const owner = useOwner(server);
 
   const update = (noteId: string, timestamp: number, title: string, baseVersion?: number) => ({
     noteId,

@@ -3,21 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 import { type Change, noteOf, pullAll, push, share } from './helpers/sync.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DAY = 86_400_000;
 
 describe('GET /api/sync', () => {
-  let server: TestServer;
-  let owner: TestClient;
   const clock = new ManualClock(T0);
-  before(async () => {
-    server = await startServer({ clock });
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer({ clock });
+  const owner = useOwner(server);
 
   it('requires since as an integer >= 0 (D-SYNC-1)', async () => {
     for (const query of ['', '?since=', '?since=-1', '?since=1.5', '?since=abc']) {
@@ -117,14 +112,9 @@ describe('GET /api/sync', () => {
 });
 
 describe('GET /api/sync/deleted', () => {
-  let server: TestServer;
-  let owner: TestClient;
   const clock = new ManualClock(T0);
-  before(async () => {
-    server = await startServer({ clock });
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer({ clock });
+  const owner = useOwner(server);
 
   it('requires since as an integer >= 0', async () => {
     assert.equal((await owner.get('/api/sync/deleted')).status, 400);
@@ -225,13 +215,8 @@ describe('maintenance job', () => {
 });
 
 describe('POST /api/sync: validation (D-SYNC-4, D-ERR-5)', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer();
+  const owner = useOwner(server);
 
   const valid = (): Change => ({
     noteId: randomUUID(),
@@ -582,14 +567,9 @@ describe('POST /api/sync: applying changes', () => {
 });
 
 describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
-  let server: TestServer;
-  let owner: TestClient;
   const clock = new ManualClock(T0 + 10 * DAY);
-  before(async () => {
-    server = await startServer({ clock });
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer({ clock });
+  const owner = useOwner(server);
 
   async function noteWithTitle(title: string, content = 'body') {
     const id = randomUUID();
@@ -742,13 +722,8 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
 });
 
 describe('GET /api/sync with 1,000 notes or more', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer();
+  const owner = useOwner(server);
 
   // The pull is written batch by batch (src/http/jsonArray.ts), not as one serialized array, so
   // the answer must still carry exactly the Note fields, each as GET /api/notes/{id} gives it.

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { findLoneSurrogate } from '../src/http/jsonBodies.js';
-import { setupOwner, type TestClient, type TestResponse } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import type { TestResponse } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
 
 const LONE_HIGH = '\ud800';
 const LONE_LOW = '\udfff';
@@ -34,13 +34,8 @@ describe('findLoneSurrogate', () => {
 });
 
 describe('JSON bodies with lone surrogates', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer();
+  const owner = useOwner(server);
 
   it('are refused on create and PATCH, naming the field, and nothing is stored', async () => {
     assertLoneSurrogateRefused(await owner.post('/api/notes', { title: LONE_HIGH.repeat(1_000) }), '/title');

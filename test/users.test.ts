@@ -2,19 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { addUser, createUserClient, setupOwner, TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 
 const PASSWORD = 'a fine password';
 
 describe('POST /api/users (D-AUTH-2)', () => {
-  let server: TestServer;
-  let owner: TestClient;
-
-  before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server.url);
-  });
-  after(() => server.close());
+  const server = useServer();
+  const owner = useOwner(server);
 
   it('answers 201 with a UserSummary, and the new user can sign in with their email', async () => {
     const response = await owner.post('/api/users', {
