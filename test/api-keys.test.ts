@@ -124,7 +124,7 @@ describe('DELETE /api/settings/api-keys/:id', () => {
   let other: TestClient;
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ({ client: other } = await createUserClient(server, 'mallory@example.com'));
   });
   after(() => server.close());
@@ -179,7 +179,7 @@ describe('Bearer API keys on REST endpoints (D-KEY-2, D-KEY-3)', () => {
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     readWrite = (await createKey(owner)).key;
     readOnly = (await createKey(owner, { name: 'reader', scopes: ['notes:read'] })).key;
     noteId = (await owner.post('/api/notes', { title: 'Groceries', content: 'milk #shop' })).body.id;

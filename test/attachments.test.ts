@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import sharp from 'sharp';
 import { DECODES_AT_ONCE } from '../src/features/attachments/images.js';
-import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { declaredPng } from './helpers/pngBomb.js';
 import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 
@@ -381,7 +381,7 @@ describe('POST /api/notes/:id/attachments', () => {
 
   it('answers 401 without a session (D-ERR-2)', async () => {
     const note = await newNote(owner);
-    const response = await upload(new TestClient(server.url), note.id, {
+    const response = await upload(clientOf(server), note.id, {
       file: { data: await image('jpeg') },
     });
     assert.equal(response.status, 401);
@@ -394,7 +394,7 @@ describe('POST /api/notes/:id/attachments', () => {
       assert.equal(created.status, 201);
       return { authorization: `Bearer ${created.body.key}` };
     };
-    const anonymous = new TestClient(server.url);
+    const anonymous = clientOf(server);
     const parts = { file: { data: await image('jpeg'), name: 'a.jpg' } };
     const writer = await keyFor(['notes:read', 'notes:write']);
     const written = await anonymous.request('POST', `/api/notes/${note.id}/attachments`, {
@@ -617,7 +617,7 @@ describe('Deleting a note removes its attachment files (D-ATT-5)', () => {
 describe('Start-up sweep of attachment files (D-ATT-3)', () => {
   it('deletes files without a row and leftover uploads, keeps rows whose file is missing', async () => {
     const first = await startServer();
-    const owner = await setupOwner(first.url);
+    const owner = await setupOwner(first);
     const note = await newNote(owner);
     const kept = await attach(owner, note.id);
     const lost = await attach(owner, note.id);
@@ -656,7 +656,7 @@ describe('Start-up sweep of attachment files (D-ATT-3)', () => {
 });
 
 async function setupOwnerAgain(server: TestServer): Promise<TestClient> {
-  const client = new TestClient(server.url);
+  const client = clientOf(server);
   const response = await client.post('/api/auth/login', { password: 'correct horse battery' });
   assert.equal(response.status, 200);
   return client;

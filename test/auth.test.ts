@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, type TestClient } from './helpers/client.js';
 import {
   ManualClock,
   startLoggedServer,
@@ -28,7 +28,7 @@ describe('POST /api/auth/setup', () => {
   after(() => server.close());
 
   it('refuses a password shorter than 8 characters or longer than 1,024 (D-AUTH-7)', async () => {
-    const client = new TestClient(server.url);
+    const client = clientOf(server);
     for (const password of ['short', 'x'.repeat(1025)]) {
       const response = await client.post('/api/auth/setup', { password });
       assert.equal(response.status, 400);
@@ -39,7 +39,7 @@ describe('POST /api/auth/setup', () => {
   });
 
   it('creates the owner with optional email and displayName and signs in (D-AUTH-1)', async () => {
-    const client = new TestClient(server.url);
+    const client = clientOf(server);
     const response = await client.post('/api/auth/setup', {
       password: OWNER_PASSWORD,
       email: 'Owner@Example.com',
@@ -63,7 +63,7 @@ describe('POST /api/auth/setup', () => {
   });
 
   it('answers 400 once setup has been completed (docs/interface.md#authentication-rule-3)', async () => {
-    const response = await new TestClient(server.url).post('/api/auth/setup', {
+    const response = await clientOf(server).post('/api/auth/setup', {
       password: 'another password',
     });
     assert.equal(response.status, 400);
@@ -71,7 +71,7 @@ describe('POST /api/auth/setup', () => {
   });
 
   it('stores only a hash of the session token (D-AUTH-4)', async () => {
-    const client = await new TestClient(server.url);
+    const client = await clientOf(server);
     const login = await client.post('/api/auth/login', { password: OWNER_PASSWORD });
     const token = client.cookies.get('session')!;
     assert.equal(login.status, 200);
@@ -84,7 +84,7 @@ describe('POST /api/auth/setup', () => {
 describe('GET /api/auth/status', () => {
   it('reports setupRequired on a fresh instance and no user without a session (D-AUTH-6)', async () => {
     const server = await startServer();
-    const response = await new TestClient(server.url).get('/api/auth/status');
+    const response = await clientOf(server).get('/api/auth/status');
     assert.deepEqual(response.body, { setupRequired: true, authenticated: false, user: null });
     await server.close();
   });
@@ -94,19 +94,19 @@ describe('POST /api/auth/login', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer();
-    await setupOwner(server.url, { email: 'owner@example.com' });
+    await setupOwner(server, { email: 'owner@example.com' });
     await createUserClient(server, 'bob@example.com', 'bobs password');
   });
   after(() => server.close());
 
   it('signs into the owner account without email (D-AUTH-3)', async () => {
-    const client = new TestClient(server.url);
+    const client = clientOf(server);
     assert.equal((await client.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
     assert.equal((await client.get('/api/auth/status')).body.user.isOwner, true);
   });
 
   it('signs into another user with email, ignoring case', async () => {
-    const client = new TestClient(server.url);
+    const client = clientOf(server);
     const response = await client.post('/api/auth/login', {
       email: 'BOB@example.com',
       password: 'bobs password',
@@ -116,7 +116,7 @@ describe('POST /api/auth/login', () => {
   });
 
   it('answers the same 401 for a wrong password and an unknown email (docs/interface.md#authentication-rule-4)', async () => {
-    const client = new TestClient(server.url);
+    const client = clientOf(server);
     const wrong = await client.post('/api/auth/login', {
       email: 'bob@example.com',
       password: 'not bobs password',
@@ -136,8 +136,8 @@ describe('POST /api/auth/login', () => {
 
   it('sets Secure on the cookie when the request came over HTTPS via a trusted proxy', async () => {
     const proxied = await startServer({ env: { TRUST_PROXY: 'true' } });
-    await setupOwner(proxied.url);
-    const response = await new TestClient(proxied.url).post(
+    await setupOwner(proxied);
+    const response = await clientOf(proxied).post(
       '/api/auth/login',
       { password: OWNER_PASSWORD },
       { headers: { 'x-forwarded-proto': 'https' } },
@@ -150,8 +150,8 @@ describe('POST /api/auth/login', () => {
 describe('login rate limit (D-AUTH-3)', () => {
   it('answers the 11th attempt in a minute from one IP with 429 and Retry-After', async () => {
     const server = await startServer();
-    await setupOwner(server.url);
-    const client = new TestClient(server.url);
+    await setupOwner(server);
+    const client = clientOf(server);
     for (let i = 0; i < 9; i++) {
       assert.equal((await client.post('/api/auth/login', { password: 'wrong password' })).status, 401);
     }
@@ -168,7 +168,7 @@ describe('sessions', () => {
   it('renews the cookie once half its life has passed and expires after 30 days (D-AUTH-4)', async () => {
     const clock = new ManualClock();
     const server = await startServer({ clock });
-    const client = await setupOwner(server.url);
+    const client = await setupOwner(server);
     clock.advance(10 * DAY);
     const early = await client.get('/api/notes');
     assert.equal(early.status, 200);
@@ -187,23 +187,23 @@ describe('sessions', () => {
 
   it('logout deletes the session server-side and clears the cookie (docs/interface.md#authentication-rule-2)', async () => {
     const server = await startServer();
-    const client = await setupOwner(server.url);
+    const client = await setupOwner(server);
     const stolen = client.cookies.get('session')!;
     const response = await client.post('/api/auth/logout');
     assert.equal(response.status, 200);
     assert.match(sessionCookie(response)!, /session=;.*Expires=Thu, 01 Jan 1970/);
-    const replay = await new TestClient(server.url).get('/api/notes', {
+    const replay = await clientOf(server).get('/api/notes', {
       headers: { cookie: `session=${stolen}` },
     });
     assert.equal(replay.status, 401);
-    assert.equal((await new TestClient(server.url).post('/api/auth/logout')).status, 401);
+    assert.equal((await clientOf(server).post('/api/auth/logout')).status, 401);
     await server.close();
   });
 
   it('answers 401 for a forged session cookie', async () => {
     const server = await startServer();
-    await setupOwner(server.url);
-    const response = await new TestClient(server.url).get('/api/notes', {
+    await setupOwner(server);
+    const response = await clientOf(server).get('/api/notes', {
       headers: { cookie: `session=${'A'.repeat(43)}` },
     });
     assert.equal(response.status, 401);
@@ -214,8 +214,8 @@ describe('sessions', () => {
 describe('POST /api/auth/password', () => {
   it('changes the password and ends every other session of the user (D-AUTH-4)', async () => {
     const server = await startServer();
-    const phone = await setupOwner(server.url);
-    const laptop = new TestClient(server.url);
+    const phone = await setupOwner(server);
+    const laptop = clientOf(server);
     await laptop.post('/api/auth/login', { password: OWNER_PASSWORD });
 
     const wrong = await phone.post('/api/auth/password', {
@@ -237,7 +237,7 @@ describe('POST /api/auth/password', () => {
     assert.equal(ok.status, 200);
     assert.equal((await phone.get('/api/notes')).status, 200, 'the session that changed it stays');
     assert.equal((await laptop.get('/api/notes')).status, 401, 'other sessions end');
-    const fresh = new TestClient(server.url);
+    const fresh = clientOf(server);
     assert.equal((await fresh.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 401);
     assert.equal((await fresh.post('/api/auth/login', { password: 'new password' })).status, 200);
     await server.close();
@@ -249,7 +249,7 @@ describe('PATCH /api/users/me', () => {
   let owner: TestClient;
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url, { email: 'owner@example.com' });
+    owner = await setupOwner(server, { email: 'owner@example.com' });
     await createUserClient(server, 'taken@example.com');
   });
   after(() => server.close());
@@ -308,11 +308,7 @@ describe('cross-origin guard (D-AUTH-5)', () => {
     const headers = { origin: 'null' };
     assert.equal((await owner.patch(`/api/notes/${note.id}`, { title: 'x' }, { headers })).status, 403);
     assert.equal((await owner.delete(`/api/notes/${note.id}`, { headers })).status, 403);
-    const login = await new TestClient(server.url).post(
-      '/api/auth/login',
-      { password: OWNER_PASSWORD },
-      { headers },
-    );
+    const login = await clientOf(server).post('/api/auth/login', { password: OWNER_PASSWORD }, { headers });
     assert.equal(login.status, 403);
     assert.equal((await owner.get(`/api/notes/${note.id}`)).body.title, 'keep');
   });
@@ -348,7 +344,7 @@ describe('cross-origin guard (D-AUTH-5)', () => {
 describe('logs (D-OPS-4)', () => {
   it('never contain passwords, session tokens or cookies', async () => {
     const server = await startLoggedServer();
-    const client = await setupOwner(server.url);
+    const client = await setupOwner(server);
     await client.post('/api/auth/login', { password: OWNER_PASSWORD });
     await client.get('/api/notes', { headers: { authorization: 'Bearer nsk_secretsecret' } });
     await client.get('/api/shared/sharetokensecret');
@@ -367,7 +363,7 @@ describe('password hashing cost (D-AUTH-7)', () => {
       (row) => row.password_hash,
     );
 
-  it('hashes at the production scrypt cost (N=16384, r=8, p=1) unless a test lowers it', async () => {
+  it('hashes at the production scrypt cost (N=16384, r=8, p=1) unless a test lowers it, and signs in against it', async () => {
     const dataDir = tempDataDir();
     // Built without the test helper, which lowers the cost: what `npm start` runs.
     const app = await buildApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { logger: false });
@@ -389,6 +385,15 @@ describe('password hashing cost (D-AUTH-7)', () => {
       const stored = await hashes({ app });
       assert.equal(stored.length, 2);
       for (const hash of stored) assert.match(hash, /^scrypt\$16384\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+      // Signing in verifies against the full-cost hash, as every production sign-in does.
+      const signIn = (password: string) =>
+        app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: 'user@example.com', password },
+        });
+      assert.equal((await signIn('another secret')).statusCode, 200);
+      assert.equal((await signIn('wrong password')).statusCode, 401);
     } finally {
       await app.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -398,10 +403,10 @@ describe('password hashing cost (D-AUTH-7)', () => {
   it('test servers hash cheaply, and a cheap hash still tells right from wrong passwords', async () => {
     const server = await startServer();
     try {
-      await setupOwner(server.url);
+      await setupOwner(server);
       const [hash] = await hashes(server);
       assert.match(hash!, /^scrypt\$2\$1\$1\$/);
-      const client = new TestClient(server.url);
+      const client = clientOf(server);
       assert.equal((await client.post('/api/auth/login', { password: 'wrong password' })).status, 401);
       assert.equal((await client.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
     } finally {

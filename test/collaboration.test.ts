@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { addUser, createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { addUser, clientOf, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 type Side = 'owner' | 'collaborator' | 'stranger' | 'removedCollaborator' | 'deletedUser' | 'anonymous';
@@ -180,7 +180,7 @@ describe('Note permission matrix (D-COLLAB-1, D-ERR-2)', () => {
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     const collaborator = await createUserClient(server, 'collaborator@example.test', 'a password', owner);
     const stranger = await createUserClient(server, 'stranger@example.test', 'a password', owner);
     const removed = await createUserClient(server, 'removed@example.test', 'a password', owner);
@@ -202,7 +202,7 @@ describe('Note permission matrix (D-COLLAB-1, D-ERR-2)', () => {
       stranger: stranger.client,
       removedCollaborator: removed.client,
       deletedUser: deleted.client,
-      anonymous: new TestClient(server.url),
+      anonymous: clientOf(server),
     };
   });
   after(() => server.close());
@@ -261,7 +261,7 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
     collaborator = await createUserClient(server, 'friend@example.test', 'a password', owner);
     stranger = await createUserClient(server, 'nobody@example.test', 'a password', owner);
@@ -424,7 +424,7 @@ describe('POST /api/notes/:id/collaborators (D-COLLAB-2)', () => {
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url, { email: 'owner@example.test', displayName: 'Olga Owner' });
+    owner = await setupOwner(server, { email: 'owner@example.test', displayName: 'Olga Owner' });
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
     friendId = await addUser(owner, 'friend@example.test');
     noteId = (await owner.post('/api/notes', { title: 'Groceries' })).body.id;
@@ -502,7 +502,7 @@ describe('DELETE /api/notes/:id/collaborators (D-COLLAB-2)', () => {
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
     collaborator = await createUserClient(server, 'collab@example.test', 'a password', owner);
     otherId = await addUser(owner, 'other@example.test');

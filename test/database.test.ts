@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, OWNER_PASSWORD, setupOwner } from './helpers/client.js';
 import { mainArguments, startServer, tempDataDir } from './helpers/server.js';
 
 describe('database (D-OPS-3)', () => {
@@ -30,7 +30,7 @@ describe('database (D-OPS-3)', () => {
         server.app.db,
       );
       assert.equal(autocheckpoint.rows[0]!.wal_autocheckpoint, 0, 'the server connection never checkpoints');
-      const client = await setupOwner(server.url);
+      const client = await setupOwner(server);
       const databaseFile = path.join(server.dataDir, 'notes.db');
       const before = fs.statSync(databaseFile).size;
       for (let i = 0; i < 4; i++) {
@@ -49,12 +49,12 @@ describe('database (D-OPS-3)', () => {
 
   it('keeps data across a restart and does not re-run migrations', async () => {
     const first = await startServer();
-    const client = await setupOwner(first.url);
+    const client = await setupOwner(first);
     const note = (await client.post('/api/notes', { title: 'survives #restart' })).body;
     await first.close({ keepData: true });
 
     const second = await startServer({ dataDir: first.dataDir });
-    const again = new TestClient(second.url);
+    const again = clientOf(second);
     assert.equal((await again.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
     const fetched = (await again.get(`/api/notes/${note.id}`)).body;
     assert.equal(fetched.title, 'survives #restart');
@@ -65,14 +65,14 @@ describe('database (D-OPS-3)', () => {
 
   it('never lets updatedAt go backwards after a restart, even if the clock does (D-SYNC-2)', async () => {
     const first = await startServer();
-    const client = await setupOwner(first.url);
+    const client = await setupOwner(first);
     const note = (await client.post('/api/notes', {})).body;
     // Push the stored time an hour into the future, as if the clock had since jumped back.
     const future = Date.parse(note.updatedAt) + 3_600_000;
     await first.app.db.updateTable('notes').set({ updated_at: future }).execute();
     await first.close({ keepData: true });
     const second = await startServer({ dataDir: first.dataDir });
-    const again = new TestClient(second.url);
+    const again = clientOf(second);
     await again.post('/api/auth/login', { password: OWNER_PASSWORD });
     const created = (await again.post('/api/notes', {})).body;
     assert.ok(Date.parse(created.updatedAt) >= future);

@@ -19,7 +19,7 @@ describe('Files under DATA_DIR are readable by the server’s user only', () => 
     umask = process.umask(0o022);
     parent = tempDataDir();
     server = await startServer({ dataDir: path.join(parent, 'data') });
-    const owner = await setupOwner(server.url);
+    const owner = await setupOwner(server);
     const note = await owner.post('/api/notes', { title: 'Private' });
     const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#123' } })
       .png()

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 describe('error shape (D-ERR-1) and bad input (D-ERR-3)', () => {
@@ -12,7 +12,7 @@ describe('error shape (D-ERR-1) and bad input (D-ERR-3)', () => {
   let noteId: string;
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     noteId = (await owner.post('/api/notes', { title: 'stable', content: 'kept' })).body.id;
   });
   after(() => server.close());
@@ -99,7 +99,7 @@ describe('OpenAPI (D-OPS-5)', () => {
   after(() => server.close());
 
   it('serves an OpenAPI 3.1 document built from the route schemas, without auth', async () => {
-    const response = await new TestClient(server.url).get('/api/openapi.json');
+    const response = await clientOf(server).get('/api/openapi.json');
     assert.equal(response.status, 200);
     const doc = response.body;
     assert.equal(doc.openapi, '3.1.0');
@@ -121,7 +121,7 @@ describe('OpenAPI (D-OPS-5)', () => {
   });
 
   it('serves readable docs at /api/docs', async () => {
-    const response = await new TestClient(server.url).get('/api/docs/');
+    const response = await clientOf(server).get('/api/docs/');
     assert.equal(response.status, 200);
     assert.match(response.text, /<html/i);
   });

@@ -89,7 +89,7 @@ describe('POST /api/mcp tools (D-MCP-3)', () => {
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ({ client } = await connect(server.url, (await createApiKey(owner)).key));
   });
   after(async () => {
@@ -354,7 +354,7 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
   let keyId: string;
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ({ key, id: keyId } = await createApiKey(owner));
   });
   after(() => server.close());
@@ -545,7 +545,7 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
 describe('POST /api/mcp across a restart (D-MCP-2)', () => {
   it('keeps working with the same session id after the server restarts on the same data', async () => {
     const first = await startServer();
-    const owner = await setupOwner(first.url);
+    const owner = await setupOwner(first);
     const { key } = await createApiKey(owner);
     const before = await connect(first.url, key);
     const sessionId = before.transport.sessionId!;
@@ -580,7 +580,7 @@ describe('POST /api/mcp with a read-only key (D-KEY-3)', () => {
   let noteId: string;
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     noteId = (await owner.post('/api/notes', { title: 'Visible', content: 'read me #shared' })).body.id;
     ({ client } = await connect(server.url, (await createApiKey(owner, ['notes:read'])).key));
   });
@@ -690,7 +690,7 @@ describe('POST /api/mcp under a storage quota', () => {
   let client: Client;
   before(async () => {
     server = await startServer({ env: { STORAGE_QUOTA_MB: '1' } });
-    const owner = await setupOwner(server.url);
+    const owner = await setupOwner(server);
     ({ client } = await connect(server.url, (await createApiKey(owner)).key));
   });
   after(async () => {

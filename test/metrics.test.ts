@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
-import { createUserClient, ownerClientFor, TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, ownerClientFor } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const TOKEN = 'scrape-token-0123456789';
@@ -11,7 +11,7 @@ describe('Prometheus metrics at /metrics', () => {
   it('are off unless METRICS=true', async () => {
     const server = await startServer();
     try {
-      assert.equal((await new TestClient(server.url).get('/metrics')).status, 404);
+      assert.equal((await clientOf(server).get('/metrics')).status, 404);
     } finally {
       await server.close();
     }
@@ -25,7 +25,7 @@ describe('Prometheus metrics at /metrics', () => {
     after(() => server.close());
 
     it('refuses strangers (401) and users who are not the owner (403)', async () => {
-      assert.equal((await new TestClient(server.url).get('/metrics')).status, 401);
+      assert.equal((await clientOf(server).get('/metrics')).status, 401);
       const { client: user } = await createUserClient(server, 'user@example.com');
       assert.equal((await user.get('/metrics')).status, 403);
     });
@@ -62,7 +62,7 @@ describe('Prometheus metrics at /metrics', () => {
     after(() => server.close());
 
     it('answers the token and refuses anything else, the owner included', async () => {
-      const client = new TestClient(server.url);
+      const client = clientOf(server);
       assert.equal(
         (await client.get('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).status,
         200,

@@ -18,7 +18,7 @@ describe('GET /api/notes and GET /api/search: which notes a user sees', () => {
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ({ client: other, userId: otherId } = await createUserClient(server, 'other@example.com'));
     sharedId = (await owner.post('/api/notes', { title: 'wombat shared' })).body.id;
     privateId = (await owner.post('/api/notes', { title: 'wombat private' })).body.id;
@@ -69,7 +69,7 @@ describe('every reader of notes applies the one visibility rule (D-COLLAB-1)', (
 
   before(async () => {
     server = await startServer();
-    const owner = await setupOwner(server.url);
+    const owner = await setupOwner(server);
     clients.collaborator = await createUserClient(server, 'collaborator@example.com', undefined, owner);
     clients.stranger = await createUserClient(server, 'stranger@example.com', undefined, owner);
     const create = async (client: TestClient, name: NoteName) =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
 
 const DAY = 86_400_000;
@@ -16,7 +16,7 @@ describe('notes', () => {
 
   before(async () => {
     server = await startServer({ clock });
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ({ client: stranger } = await createUserClient(server, 'stranger@example.com'));
   });
   after(() => server.close());
@@ -154,7 +154,7 @@ describe('notes', () => {
 
     it('answers 401 without a session', async () => {
       const note = await create();
-      const response = await new TestClient(server.url).get(`/api/notes/${note.id}`);
+      const response = await clientOf(server).get(`/api/notes/${note.id}`);
       assert.equal(response.status, 401);
       assert.equal(response.body.code, 'unauthenticated');
     });
@@ -309,7 +309,7 @@ describe('GET /api/notes', () => {
   before(async () => {
     const clock = new ManualClock();
     server = await startServer({ clock });
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     // Each note 3 ms newer than the one before, so "newest first" has one right answer.
     const make = async (name: string, body: object) => {
       ids[name] = (await owner.post('/api/notes', { title: name, ...body })).body.id;
@@ -369,7 +369,7 @@ describe('trash retention (D-NOTE-4)', () => {
   beforeEach(async () => {
     clock = new ManualClock();
     server = await startServer({ clock, env: { TRASH_RETENTION_DAYS: '30' } });
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
   });
   afterEach(() => server.close());
 
@@ -390,7 +390,7 @@ describe('trash retention (D-NOTE-4)', () => {
     await server.close({ keepData: true });
     clock.advance(31 * DAY);
     server = await startServer({ clock, dataDir: server.dataDir });
-    const client = new TestClient(server.url);
+    const client = clientOf(server);
     await client.post('/api/auth/login', { password: 'correct horse battery' });
     assert.equal((await client.get(`/api/notes/${note.id}`)).status, 404);
   });
@@ -398,7 +398,7 @@ describe('trash retention (D-NOTE-4)', () => {
   it('keeps trashed notes forever with TRASH_RETENTION_DAYS=0', async () => {
     await server.close();
     server = await startServer({ clock, env: { TRASH_RETENTION_DAYS: '0' } });
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     const note = (await owner.post('/api/notes', { trashed: true })).body;
     clock.advance(3650 * DAY);
     assert.equal(await server.app.services.notes.purgeExpiredTrash(), 0);

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { createApiKey, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, createApiKey, setupOwner } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 type Schema = Record<string, any>;
@@ -51,11 +51,11 @@ describe('OpenAPI document (D-OPS-5)', () => {
 
   before(async () => {
     server = await startServer();
-    const response = await new TestClient(server.url).get('/api/openapi.json');
+    const response = await clientOf(server).get('/api/openapi.json');
     assert.equal(response.status, 200);
     doc = response.body;
     operations = operationsOf(doc);
-    key = (await createApiKey(await setupOwner(server.url))).key;
+    key = (await createApiKey(await setupOwner(server))).key;
   });
   after(() => server.close());
 
@@ -90,7 +90,7 @@ describe('OpenAPI document (D-OPS-5)', () => {
   });
 
   it('matches the server: the credentials it declares are required, and every status it answers is declared', async () => {
-    const anonymous = new TestClient(server.url);
+    const anonymous = clientOf(server);
     for (const { method, path: route, op } of operations) {
       const url = urlOf(route);
       const declared = Object.keys(op.responses);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { REVISION_RETENTION_DAYS, REVISIONS_KEPT } from '../src/features/revisions/service.js';
-import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, type TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
 import { type Change, type PushResult, push } from './helpers/sync.js';
 
@@ -43,7 +43,7 @@ describe('note revisions (D-SYNC-9)', () => {
   const clock = new ManualClock(T0);
   before(async () => {
     server = await startServer({ clock });
-    owner = await setupOwner(server.url, { email: OWNER_EMAIL });
+    owner = await setupOwner(server, { email: OWNER_EMAIL });
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
     collaborator = await createUserClient(server, 'revisions-collab@example.com');
     stranger = await createUserClient(server, 'revisions-stranger@example.com');
@@ -140,14 +140,14 @@ describe('note revisions (D-SYNC-9)', () => {
       assert.deepEqual(response.body, hidden.body);
     }
     assert.equal((await owner.get('/api/notes/not-a-uuid/revisions')).status, 404);
-    assert.equal((await new TestClient(server.url).get(`/api/notes/${note.id}/revisions`)).status, 401);
+    assert.equal((await clientOf(server).get(`/api/notes/${note.id}/revisions`)).status, 401);
   });
 
   it('may be read with a read-only API key', async () => {
     const note = (await owner.post('/api/notes', { content: 'for the key' })).body;
     const key = (await owner.post('/api/settings/api-keys', { name: 'reader', scopes: ['notes:read'] })).body
       .key;
-    const response = await new TestClient(server.url).get(`/api/notes/${note.id}/revisions`, {
+    const response = await clientOf(server).get(`/api/notes/${note.id}/revisions`, {
       headers: { authorization: `Bearer ${key}` },
     });
     assert.equal(response.status, 200);
@@ -197,7 +197,7 @@ describe('note revisions (D-SYNC-9)', () => {
 describe('migration 0009_note_revisions', () => {
   it('gives every existing note its current text as its first revision', async () => {
     const first = await startServer();
-    const owner = await setupOwner(first.url, { email: OWNER_EMAIL });
+    const owner = await setupOwner(first, { email: OWNER_EMAIL });
     const note = (await owner.post('/api/notes', { title: 'Old', content: 'before revisions' })).body;
     await owner.patch(`/api/notes/${note.id}`, { content: 'current text' });
     await first.close({ keepData: true });
@@ -208,7 +208,7 @@ describe('migration 0009_note_revisions', () => {
 
     const second = await startServer({ dataDir: first.dataDir });
     try {
-      const again = new TestClient(second.url);
+      const again = clientOf(second);
       await again.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD });
       const revisions = await revisionsOf(again, note.id);
       assert.deepEqual(

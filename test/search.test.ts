@@ -20,7 +20,7 @@ describe('GET /api/search', () => {
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ({ client: stranger } = await createUserClient(server, 'stranger@example.com'));
     const notes: Record<string, object> = {
       groceries: { title: 'Groceries', content: 'Buy milk and bread' },
@@ -167,7 +167,7 @@ describe('GET /api/search ranking window (decision 0003)', () => {
 
   before(async () => {
     server = await startServer({ clock });
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     let strangerId: number;
     ({ client: stranger, userId: strangerId } = await createUserClient(server, 'stranger@example.com'));
     ownerActor = sessionActor((await findOwner(server.app.db))!);

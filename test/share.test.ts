@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { createUserClient, rawRequest, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, rawRequest, setupOwner, type TestClient } from './helpers/client.js';
 import { startLoggedServer, startServer, type TestServer } from './helpers/server.js';
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -15,7 +15,7 @@ let visitorCount = 0;
 function visitor(server: TestServer) {
   visitorCount += 1;
   const ip = `198.51.${Math.floor(visitorCount / 250)}.${(visitorCount % 250) + 1}`;
-  const client = new TestClient(server.url);
+  const client = clientOf(server);
   return {
     get: (path: string) => client.get(path, { headers: { 'x-forwarded-for': ip } }),
   };
@@ -30,7 +30,7 @@ describe('public sharing', () => {
 
   before(async () => {
     server = await startServer({ env: { TRUST_PROXY: 'true' } });
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     const collab = await createUserClient(server, 'collab@example.com', undefined, owner);
     collaborator = collab.client;
     collaboratorId = collab.userId;
@@ -104,7 +104,7 @@ describe('public sharing', () => {
 
     it('answers 401 without a session and 404 note_not_found for an id that is not a uuid', async () => {
       const noteId = await createNote();
-      const anonymous = await new TestClient(server.url).post(`/api/notes/${noteId}/share`);
+      const anonymous = await clientOf(server).post(`/api/notes/${noteId}/share`);
       assert.equal(anonymous.status, 401);
       assert.equal((await owner.post('/api/notes/not-a-uuid/share')).body.code, 'note_not_found');
     });
@@ -114,14 +114,14 @@ describe('public sharing', () => {
       const keyFor = async (scopes: string[]) =>
         (await owner.post('/api/settings/api-keys', { name: scopes.join(' '), scopes })).body.key;
       const asKey = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
-      const readOnly = await new TestClient(server.url).post(
+      const readOnly = await clientOf(server).post(
         `/api/notes/${noteId}/share`,
         undefined,
         asKey(await keyFor(['notes:read'])),
       );
       assert.equal(readOnly.status, 403);
       assert.equal(readOnly.body.code, 'insufficient_scope');
-      const writer = await new TestClient(server.url).post(
+      const writer = await clientOf(server).post(
         `/api/notes/${noteId}/share`,
         undefined,
         asKey(await keyFor(['notes:read', 'notes:write'])),
@@ -586,7 +586,7 @@ describe('share url with PUBLIC_URL', () => {
   after(() => server.close());
 
   it('is <PUBLIC_URL>/s/<token> (D-SHARE-1)', async () => {
-    const owner = await setupOwner(server.url);
+    const owner = await setupOwner(server);
     const noteId = (await owner.post('/api/notes', { title: 'x' })).body.id;
     const response = await owner.post(`/api/notes/${noteId}/share`);
     assert.equal(response.body.url, `https://notes.example.com/s/${response.body.token}`);
@@ -595,7 +595,7 @@ describe('share url with PUBLIC_URL', () => {
 
 describe('rate limits on shared notes (D-SHARE-2)', () => {
   async function sharedToken(server: TestServer): Promise<string> {
-    const owner = await setupOwner(server.url);
+    const owner = await setupOwner(server);
     const noteId = (await owner.post('/api/notes', { title: 'Popular' })).body.id;
     return (await owner.post(`/api/notes/${noteId}/share`)).body.token;
   }
@@ -610,7 +610,7 @@ describe('rate limits on shared notes (D-SHARE-2)', () => {
     after(() => server.close());
 
     it('allows 60 requests a minute to the JSON and the page together, then answers 429 with Retry-After', async () => {
-      const client = new TestClient(server.url);
+      const client = clientOf(server);
       for (let i = 0; i < 60; i++) {
         // Different X-Forwarded-For values do not matter: the proxy is not trusted.
         const path = i % 2 === 0 ? `/api/shared/${token}` : `/s/${token}`;
@@ -635,7 +635,7 @@ describe('rate limits on shared notes (D-SHARE-2)', () => {
 
     it('counts the public attachment endpoint apart: 300 a minute, then 429 with Retry-After', async () => {
       // Runs after the test above used up the page budget of this IP: images have their own.
-      const client = new TestClient(server.url);
+      const client = clientOf(server);
       // Any answer counts, so a missing attachment keeps the loop cheap.
       const path = `/api/shared/${token}/attachment/${randomUUID()}`;
       for (let i = 0; i < 300; i++) assert.equal((await client.get(path)).status, 404, `request ${i + 1}`);
@@ -656,7 +656,7 @@ describe('rate limits on shared notes (D-SHARE-2)', () => {
 
     it('counts per X-Forwarded-For client address', async () => {
       const token = await sharedToken(server);
-      const client = new TestClient(server.url);
+      const client = clientOf(server);
       const from = (ip: string) => client.get(`/api/shared/${token}`, { headers: { 'x-forwarded-for': ip } });
       const first = await from('203.0.113.7');
       assert.equal(first.headers.get('ratelimit-limit'), '60');
@@ -673,10 +673,10 @@ describe('rate limits on shared notes (D-SHARE-2)', () => {
 describe('share tokens in logs (D-OPS-4)', () => {
   it('never appear, whichever public route was asked and however it answered', async () => {
     const server = await startLoggedServer();
-    const owner = await setupOwner(server.url);
+    const owner = await setupOwner(server);
     const noteId = (await owner.post('/api/notes', { title: 'Logged?' })).body.id;
     const token = (await owner.post(`/api/notes/${noteId}/share`)).body.token;
-    const visitor = new TestClient(server.url);
+    const visitor = clientOf(server);
     assert.equal((await visitor.get(`/api/shared/${token}`)).status, 200);
     assert.equal((await visitor.get(`/s/${token}?utm=1`)).status, 200);
     assert.equal((await visitor.get(`/api/shared/${token}/attachment/${randomUUID()}?thumb=1`)).status, 404);
@@ -691,7 +691,7 @@ describe('share tokens in logs (D-OPS-4)', () => {
 describe('share tokens in logs, however the path is spelled (D-OPS-4)', () => {
   it('are redacted from percent-encoded, doubled-slash and queried paths', async () => {
     const server = await startLoggedServer();
-    const owner = await setupOwner(server.url);
+    const owner = await setupOwner(server);
     const noteId = (await owner.post('/api/notes', { title: 'Logged?' })).body.id;
     const token: string = (await owner.post(`/api/notes/${noteId}/share`)).body.token;
     const hex = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
@@ -734,7 +734,7 @@ describe('GET /s/:token when the server fails', () => {
   it('shows a generic error page with status 500 and no details', async () => {
     const server = await startServer();
     await server.app.db.destroy();
-    const response = await new TestClient(server.url).get(`/s/${'C'.repeat(43)}`);
+    const response = await clientOf(server).get(`/s/${'C'.repeat(43)}`);
     assert.equal(response.status, 500);
     assert.match(response.headers.get('content-type')!, /^text\/html/);
     assert.match(response.text, /<h1>Something went wrong<\/h1>/);

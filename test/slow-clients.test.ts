@@ -60,7 +60,8 @@ function postHead(
 
 describe('slow clients (REQUEST_TIMEOUT_SECONDS)', () => {
   const server = useServer({ env: { REQUEST_TIMEOUT_SECONDS: '1' } });
-  const owner = useOwner(server);
+  // Over the socket: the point is that other connections are served while these are held.
+  const owner = useOwner(server, { overSocket: true });
 
   it('cuts off 20 trickling requests with 408 while everyone else is served', {
     timeout: 60_000,

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { OWNER_PASSWORD, TestClient, type TestResponse } from './helpers/client.js';
+import { clientOf, OWNER_PASSWORD, type TestResponse } from './helpers/client.js';
 import { ManualClock, useServer } from './helpers/server.js';
 
 /** From the repository root, where tests run, compiled (npm test) or not. */
@@ -33,12 +33,12 @@ describe('SQL per API call (test/snapshots/api-queries.sql)', () => {
   }
 
   it('runs the statements in the snapshot, call by call', async () => {
-    const owner = new TestClient(server.url);
+    const owner = clientOf(server);
     await step('POST /api/auth/setup', () => owner.post('/api/auth/setup', { password: OWNER_PASSWORD }));
     await step('POST /api/users', () =>
       owner.post('/api/users', { email: 'friend@example.com', displayName: 'Friend', password: 'secret12' }),
     );
-    const friend = new TestClient(server.url);
+    const friend = clientOf(server);
     await step('POST /api/auth/login', () =>
       friend.post('/api/auth/login', { email: 'friend@example.com', password: 'secret12' }),
     );
@@ -72,7 +72,7 @@ describe('SQL per API call (test/snapshots/api-queries.sql)', () => {
     const share = (await step('POST /api/notes/{id}/share', () => owner.post(`/api/notes/${note.id}/share`)))
       .body;
     const token = new URL(share.url).pathname.split('/').pop()!;
-    await step('GET /api/shared/{token}', () => new TestClient(server.url).get(`/api/shared/${token}`));
+    await step('GET /api/shared/{token}', () => clientOf(server).get(`/api/shared/${token}`));
     await step('POST /api/sync', () =>
       owner.post('/api/sync', {
         changes: [
@@ -87,7 +87,7 @@ describe('SQL per API call (test/snapshots/api-queries.sql)', () => {
       await step('POST /api/settings/api-keys', () => owner.post('/api/settings/api-keys', { name: 'cli' }))
     ).body.key;
     await step('GET /api/notes (with an API key)', () =>
-      new TestClient(server.url).get('/api/notes', { headers: { authorization: `Bearer ${key}` } }),
+      clientOf(server).get('/api/notes', { headers: { authorization: `Bearer ${key}` } }),
     );
     await step('DELETE /api/notes/{id}', () => owner.delete(`/api/notes/${note.id}`));
     await step('DELETE /api/users/{id}', () => owner.delete(`/api/users/${friendId}`));

@@ -158,7 +158,7 @@ describe('Storage quota (STORAGE_QUOTA_MB)', () => {
   it('does not limit users when STORAGE_QUOTA_MB is 0 (the default)', async () => {
     const unlimited = await startServer();
     try {
-      const client = await setupOwner(unlimited.url);
+      const client = await setupOwner(unlimited);
       await create(client, { content: text(900_000) });
       await create(client, { content: text(900_000) });
     } finally {
@@ -170,7 +170,7 @@ describe('Storage quota (STORAGE_QUOTA_MB)', () => {
 describe('Storage quota lowered below what a user already has', () => {
   it('still allows every write that frees space or keeps it, and refuses any growth', async () => {
     const first = await startServer();
-    const client = await setupOwner(first.url);
+    const client = await setupOwner(first);
     const big = await create(client, { content: text(700_000) });
     const other = await create(client, { content: text(700_000) });
     await first.close({ keepData: true });

@@ -28,7 +28,7 @@ let collaborator: { client: TestClient; userId: number };
 const clock = new ManualClock(T0 + 10 * DAY);
 before(async () => {
   server = await startServer({ clock });
-  owner = await setupOwner(server.url);
+  owner = await setupOwner(server);
   collaborator = await createUserClient(server, 'trust-collab@example.com');
 });
 after(() => server.close());

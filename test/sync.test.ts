@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, type TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 import { type Change, noteOf, pullAll, push, share } from './helpers/sync.js';
 
@@ -23,7 +23,7 @@ describe('GET /api/sync', () => {
   });
 
   it('answers 401 without a session', async () => {
-    const response = await new TestClient(server.url).get('/api/sync?since=0');
+    const response = await clientOf(server).get('/api/sync?since=0');
     assert.equal(response.status, 401);
   });
 
@@ -89,7 +89,7 @@ describe('GET /api/sync', () => {
   it('accepts an API key with only notes:read for pulls (D-KEY-2)', async () => {
     const key = (await owner.post('/api/settings/api-keys', { name: 'reader', scopes: ['notes:read'] })).body
       .key;
-    const response = await new TestClient(server.url).get('/api/sync?since=0', {
+    const response = await clientOf(server).get('/api/sync?since=0', {
       headers: { authorization: `Bearer ${key}` },
     });
     assert.equal(response.status, 200);
@@ -180,7 +180,7 @@ describe('GET /api/sync/deleted', () => {
     assert.ok(kept.some((t) => t.note_id === note.id));
     clock.advance(2 * DAY);
     await server.app.services.sync.purgeExpiredTombstones();
-    const fresh = new TestClient(server.url);
+    const fresh = clientOf(server);
     assert.equal((await fresh.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
     const response = await fresh.get(`/api/sync/deleted?since=${deletedAt - 1}`);
     assert.equal(response.status, 410);
@@ -193,7 +193,7 @@ describe('maintenance job', () => {
   it('forgets tombstones older than 90 days at start-up (startMaintenance)', async () => {
     const clock = new ManualClock(T0);
     const first = await startServer({ clock });
-    const owner = await setupOwner(first.url);
+    const owner = await setupOwner(first);
     const old = (await owner.post('/api/notes', { title: 'old' })).body;
     const recent = (await owner.post('/api/notes', { title: 'recent' })).body;
     await owner.delete(`/api/notes/${old.id}`);
@@ -282,14 +282,14 @@ describe('POST /api/sync: validation (D-SYNC-4, D-ERR-5)', () => {
   });
 
   it('answers 401 without a session', async () => {
-    assert.equal((await new TestClient(server.url).post('/api/sync', { changes: [] })).status, 401);
+    assert.equal((await clientOf(server).post('/api/sync', { changes: [] })).status, 401);
   });
 
   it('answers 403 insufficient_scope to a read-only API key and applies nothing (D-KEY-3)', async () => {
     const key = (await owner.post('/api/settings/api-keys', { name: 'reader', scopes: ['notes:read'] })).body
       .key;
     const change = valid();
-    const response = await new TestClient(server.url).post(
+    const response = await clientOf(server).post(
       '/api/sync',
       { changes: [change] },
       { headers: { authorization: `Bearer ${key}` } },
@@ -307,7 +307,7 @@ describe('POST /api/sync: applying changes', () => {
   const clock = new ManualClock(T0 + 10 * DAY);
   before(async () => {
     server = await startServer({ clock });
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     other = await createUserClient(server, 'apply-other@example.com');
   });
   after(() => server.close());

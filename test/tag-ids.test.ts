@@ -16,7 +16,7 @@ async function tagIds(client: TestClient): Promise<Record<string, number>> {
  */
 async function serverWithUsers(): Promise<{ server: TestServer; alice: TestClient; bob: TestClient }> {
   const server = await startServer();
-  const owner = await setupOwner(server.url);
+  const owner = await setupOwner(server);
   const alice = await createUserClient(server, 'alice@example.com', undefined, owner);
   const bob = await createUserClient(server, 'bob@example.com', undefined, owner);
   assert.deepEqual([alice.userId, bob.userId], [2, 3]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { useServer } from './helpers/server.js';
 
 describe('GET /api/tags (D-TAG-2)', () => {
@@ -8,7 +8,7 @@ describe('GET /api/tags (D-TAG-2)', () => {
   let owner: TestClient;
   let stranger: TestClient;
   before(async () => {
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ({ client: stranger } = await createUserClient(server, 'stranger@example.com'));
   });
 
@@ -60,6 +60,6 @@ describe('GET /api/tags (D-TAG-2)', () => {
   });
 
   it('answers 401 without a session', async () => {
-    assert.equal((await new TestClient(server.url).get('/api/tags')).status, 401);
+    assert.equal((await clientOf(server).get('/api/tags')).status, 401);
   });
 });

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { addUser, createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import {
+  addUser,
+  clientOf,
+  createUserClient,
+  OWNER_PASSWORD,
+  setupOwner,
+  type TestClient,
+} from './helpers/client.js';
 import { startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 
 const PASSWORD = 'a fine password';
@@ -21,7 +29,7 @@ describe('POST /api/users (D-AUTH-2)', () => {
     assert.equal(response.body.email, 'ada@example.test');
     assert.equal(response.body.displayName, 'Ada Lovelace');
     assert.ok(Number.isInteger(response.body.id));
-    const ada = new TestClient(server.url);
+    const ada = clientOf(server);
     assert.equal(
       (await ada.post('/api/auth/login', { email: 'ada@example.test', password: PASSWORD })).status,
       200,
@@ -88,7 +96,7 @@ describe('User administration is for the owner only (D-AUTH-2, D-ERR-2)', () => 
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url, { email: 'owner@example.test' });
+    owner = await setupOwner(server, { email: 'owner@example.test' });
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
     member = await createUserClient(server, 'member@example.test', PASSWORD, owner);
   });
@@ -113,7 +121,7 @@ describe('User administration is for the owner only (D-AUTH-2, D-ERR-2)', () => 
   });
 
   it('answers 401 without a session', async () => {
-    const anonymous = new TestClient(server.url);
+    const anonymous = clientOf(server);
     for (const response of [
       await anonymous.post('/api/users', { email: 'x@example.test', displayName: 'X', password: PASSWORD }),
       await anonymous.get('/api/users'),
@@ -162,7 +170,7 @@ describe('DELETE /api/users/{id} removes the user and everything they own (D-AUT
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url);
+    owner = await setupOwner(server);
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
     leaving = await createUserClient(server, 'leaving@example.test', PASSWORD, owner);
     friend = await createUserClient(server, 'friend@example.test', PASSWORD, owner);
@@ -202,7 +210,7 @@ describe('DELETE /api/users/{id} removes the user and everything they own (D-AUT
   });
 
   it('lets them sign in no more', async () => {
-    const login = await new TestClient(server.url).post('/api/auth/login', {
+    const login = await clientOf(server).post('/api/auth/login', {
       email: 'leaving@example.test',
       password: PASSWORD,
     });
@@ -292,7 +300,7 @@ describe('DELETE /api/users/{id} for a user with many notes', () => {
   after(() => server.close());
 
   it('removes all 12,000 of their notes (more tombstones than one SQL statement can bind)', async () => {
-    const owner = await setupOwner(server.url);
+    const owner = await setupOwner(server);
     const { userId } = await createUserClient(server, 'prolific@example.test', PASSWORD, owner);
     // Inserted directly: 12,000 tombstones are more bound parameters than one SQLite statement takes.
     await sql`
@@ -330,7 +338,7 @@ describe('GET /api/users/search (D-COLLAB-3)', () => {
 
   before(async () => {
     server = await startServer();
-    owner = await setupOwner(server.url, { email: 'owner@example.test', displayName: 'Olga' });
+    owner = await setupOwner(server, { email: 'owner@example.test', displayName: 'Olga' });
     ownerId = (await owner.get('/api/auth/status')).body.user.id;
     member = await createUserClient(server, 'member@example.test', PASSWORD, owner);
     await add('alice.smith@example.test', 'Alice Smith');
@@ -396,7 +404,7 @@ describe('GET /api/users/search (D-COLLAB-3)', () => {
   });
 
   it('answers 401 without a session', async () => {
-    assert.equal((await new TestClient(server.url).get('/api/users/search?q=a')).status, 401);
+    assert.equal((await clientOf(server).get('/api/users/search?q=a')).status, 401);
   });
 });
 
@@ -412,5 +420,59 @@ describe('createUserClient (test helper)', () => {
     const second = await createUserClient(server, 'second@example.test');
     assert.notEqual(first.userId, second.userId);
     assert.equal((await first.client.get('/api/auth/status')).body.user.email, 'first@example.test');
+  });
+});
+
+describe('TestClient (test helper): an injected request answers as the socket does', () => {
+  const server = useServer();
+  const owner = useOwner(server);
+
+  /** What a test can read of a response; the headers only a socket sets are left out. */
+  const seen = ({ status, headers, body, text }: Awaited<ReturnType<TestClient['get']>>) => ({
+    status,
+    headers: [...headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)),
+    body,
+    text,
+  });
+
+  it('gives the same status, headers and body for the same requests', async () => {
+    assert.ok(owner.app, 'useOwner() injects');
+    const overSocket = clientOf(server.url);
+    for (const [name, value] of owner.cookies) overSocket.cookies.set(name, value);
+    const noteId = (await owner.post('/api/notes', { title: 'both see it', content: 'é #tag' })).body.id;
+    const requests: [string, string, { json?: unknown; body?: string; headers?: Record<string, string> }?][] =
+      [
+        ['GET', '/api/auth/status'],
+        ['GET', `/api/notes/${noteId}`],
+        ['GET', '/api/notes?tag=tag'],
+        ['GET', '/api/nope'],
+        ['PUT', `/api/notes/${noteId}`, { json: {} }],
+        [
+          'PATCH',
+          `/api/notes/${noteId}`,
+          { body: '{"title":', headers: { 'content-type': 'application/json' } },
+        ],
+        ['PATCH', `/api/notes/${noteId}`, { json: { title: 'x' }, headers: { 'if-match': '"999"' } }],
+        ['GET', `/api/notes/${noteId}/../${noteId}`],
+        // A same-origin write: the Origin check compares it with the Host the client sent.
+        ['DELETE', `/api/notes/${randomUUID()}`, { headers: { origin: server.url } }],
+      ];
+    for (const [method, path, options] of requests) {
+      assert.deepEqual(
+        seen(await owner.request(method, path, options)),
+        seen(await overSocket.request(method, path, options)),
+        `${method} ${path}`,
+      );
+    }
+  });
+
+  it('keeps and drops cookies from injected answers like a browser', async () => {
+    const client = clientOf(server);
+    const login = await client.post('/api/auth/login', { password: OWNER_PASSWORD });
+    assert.equal(login.status, 200);
+    assert.ok(client.cookies.has('session'));
+    assert.equal((await client.get('/api/auth/status')).body.user.isOwner, true);
+    assert.equal((await client.post('/api/auth/logout')).status, 200);
+    assert.equal(client.cookies.has('session'), false);
   });
 });

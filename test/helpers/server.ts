@@ -60,7 +60,12 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     async close({ keepData = false } = {}) {
       if (closed) return;
       closed = true;
-      await app.close();
+      const closing = app.close();
+      // The test is done with its connections, but a fetch in this process can have read a whole
+      // response before the server counted that connection idle; close() would then wait out the
+      // keep-alive timeout (72 s) for it.
+      app.server.closeAllConnections();
+      await closing;
       if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -109,13 +114,17 @@ export function useServer(options: ServerOptions = {}): TestServer {
 /**
  * The owner of a `useServer()` server, set up in a `before` registered after the server's (so it
  * runs once the server has started). The returned client reads the signed-in one, so it can be
- * held from the describe block on and used in tests and later hooks.
+ * held from the describe block on and used in tests and later hooks. It injects plain requests
+ * into the app unless `overSocket` is set, for tests of what happens to connections.
  */
-export function useOwner(server: { url: string }): TestClient {
-  const owner = madeInBefore('useOwner()', () => setupOwner(server.url));
+export function useOwner(server: TestServer, { overSocket = false } = {}): TestClient {
+  const owner = madeInBefore('useOwner()', () => setupOwner(overSocket ? server.url : server));
   return {
     get baseUrl() {
       return owner.current().baseUrl;
+    },
+    get app() {
+      return owner.current().app;
     },
     get cookies() {
       return owner.current().cookies;
