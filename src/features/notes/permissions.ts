@@ -26,8 +26,32 @@ export type AccessDenial =
   | 'forbidden' // the caller sees the note but their role does not allow the action
   | 'owner_cannot_leave';
 
-export type AccessDecision =
-  | { allowed: true; note: NoteRow; role: NoteRole }
+declare const allowedActions: unique symbol;
+
+/**
+ * A note row with the actions a decision allowed on it. Only decideNoteAccess (and, for the
+ * system's own rules, notesToDeleteBySystemRule) make one, and the write primitives of writes.ts
+ * take nothing else: a write that skipped the decision does not compile. `own` allows what `edit`
+ * and `read` allow, `edit` allows `read`.
+ */
+export type AuthorizedNote<A extends NoteAction> = NoteRow & {
+  readonly [allowedActions]: { readonly [action in A]: true };
+};
+
+/**
+ * The actions that allowing `A` allows. An action not known when compiling (a variable of type
+ * NoteAction) allows reading only.
+ */
+type ImpliedActions<A extends NoteAction> = [A] extends ['own']
+  ? 'own' | 'edit' | 'read'
+  : [A] extends ['edit']
+    ? 'edit' | 'read'
+    : [A] extends ['leave']
+      ? 'leave' | 'read'
+      : 'read';
+
+export type AccessDecision<A extends NoteAction = NoteAction> =
+  | { allowed: true; note: AuthorizedNote<ImpliedActions<A>>; role: NoteRole }
   | { allowed: false; reason: AccessDenial };
 
 /**
@@ -35,18 +59,27 @@ export type AccessDecision =
  * attachments, sharing and collaborators all ask it. The scope comes first, so a read-only key
  * learns nothing about notes by trying to change them.
  */
-export function decideNoteAccess(
+export function decideNoteAccess<A extends NoteAction>(
   actor: Actor,
   found: FoundNote | undefined,
-  action: NoteAction,
-): AccessDecision {
+  action: A,
+): AccessDecision<A> {
   if (action !== 'read' && !canWrite(actor)) return { allowed: false, reason: 'read_only_key' };
   if (!found) return { allowed: false, reason: 'missing' };
   const { note, role } = found;
   if (!role) return { allowed: false, reason: 'hidden' };
   if (action === 'own' && role !== 'owner') return { allowed: false, reason: 'forbidden' };
   if (action === 'leave' && role === 'owner') return { allowed: false, reason: 'owner_cannot_leave' };
-  return { allowed: true, note, role };
+  return { allowed: true, note: note as AuthorizedNote<ImpliedActions<A>>, role };
+}
+
+/**
+ * Notes that a rule of the system itself deletes, with no caller's note decision: trash past its
+ * retention (D-NOTE-4), and the notes of a user the instance owner removes (D-AUTH-2). The one
+ * other way to an AuthorizedNote, so every write without decideNoteAccess is found here.
+ */
+export function notesToDeleteBySystemRule(notes: readonly NoteRow[]): AuthorizedNote<'own'>[] {
+  return notes as AuthorizedNote<'own'>[];
 }
 
 const FORBIDDEN_MESSAGES: Record<NoteAction, string> = {
@@ -80,13 +113,13 @@ export interface RequireOptions {
 }
 
 /** Loads one note and decides; throws the denial's error. */
-export async function requireNoteAccess(
+export async function requireNoteAccess<A extends NoteAction>(
   db: Db,
   actor: Actor,
   noteId: string,
-  action: NoteAction,
+  action: A,
   options: RequireOptions = {},
-): Promise<{ note: NoteRow; role: NoteRole }> {
+): Promise<{ note: AuthorizedNote<ImpliedActions<A>>; role: NoteRole }> {
   // A read-only key asking to write is refused before anything is loaded.
   const refusedByScope = action !== 'read' && !canWrite(actor);
   const found = refusedByScope ? undefined : await findNoteWithRole(db, noteId.toLowerCase(), actor.userId);

@@ -15,7 +15,7 @@ import {
   setItemChecked,
 } from './contentEdits.js';
 import { type NoteFields, pickNoteFields } from './fields.js';
-import { requireNoteAccess } from './permissions.js';
+import { notesToDeleteBySystemRule, requireNoteAccess } from './permissions.js';
 import { collectBatches, noteView, noteViewBatches } from './presenter.js';
 import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
 import type { NoteRow } from './store.js';
@@ -238,7 +238,8 @@ export function createNotesService(deps: NotesDeps) {
       const before = now - deps.trashRetentionDays * 86_400_000;
       const { count, removed } = await db.transaction().execute(async (trx) => {
         const expired = await store.expiredTrash(trx, before);
-        return { count: expired.length, removed: await deleteNotesForGood(trx, expired, now) };
+        const removed = await deleteNotesForGood(trx, notesToDeleteBySystemRule(expired), now);
+        return { count: expired.length, removed };
       });
       await notifyDeleted(removed);
       return count;

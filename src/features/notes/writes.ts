@@ -21,8 +21,14 @@ import {
   type NoteFields,
   stampOf,
 } from './fields.js';
+import type { AuthorizedNote } from './permissions.js';
 import type { NoteRow } from './store.js';
 import * as store from './store.js';
+
+/** The row a write stored for `note`: the same note, so what was allowed on it still is. */
+function sameAuthority<N extends NoteRow>(_note: N, updated: NoteRow): N {
+  return updated as N;
+}
 
 /** Tags (D-TAG-2) and search document of a note; a note just inserted has no tags to compare. */
 async function indexNote(db: Db, note: NoteRow, inserted: boolean): Promise<void> {
@@ -95,12 +101,12 @@ export interface NoteWrite {
  * revision follow title and content (D-TAG-2, D-SYNC-9). A write that changes no value keeps
  * version and updatedAt and stores only the stamps.
  */
-export async function applyNoteFields(
+export async function applyNoteFields<N extends AuthorizedNote<'edit'>>(
   db: Db,
-  note: NoteRow,
+  note: N,
   values: Partial<NoteFields>,
   write: NoteWrite,
-): Promise<{ note: NoteRow; changed: NoteField[] }> {
+): Promise<{ note: N; changed: NoteField[] }> {
   const written = NOTE_FIELD_NAMES.filter((f) => values[f] !== undefined);
   const changed = written.filter((f) => values[f] !== fieldValue(note, f));
   const clock = JSON.parse(note.field_clock) as Record<string, number>;
@@ -108,7 +114,10 @@ export async function applyNoteFields(
   const fieldClock = JSON.stringify(clock);
   if (changed.length === 0) {
     if (fieldClock === note.field_clock) return { note, changed };
-    return { note: await store.updateNote(db, note.id, { field_clock: fieldClock }), changed };
+    return {
+      note: sameAuthority(note, await store.updateNote(db, note.id, { field_clock: fieldClock })),
+      changed,
+    };
   }
   const changes = Object.fromEntries(changed.map((f) => [f, values[f]])) as Partial<NoteFields>;
   const version = note.version + 1;
@@ -122,7 +131,7 @@ export async function applyNoteFields(
     field_versions: JSON.stringify(versions),
   };
   if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? write.now : null;
-  const updated = await store.updateNote(db, note.id, patch);
+  const updated = sameAuthority(note, await store.updateNote(db, note.id, patch));
   if (changes.title !== undefined || changes.content !== undefined) {
     await indexNote(db, updated, false);
     await recordRevision(db, updated, write.authorId, write.now);
@@ -131,11 +140,16 @@ export async function applyNoteFields(
 }
 
 /** Stores a stored change that touched no NoteInput field, e.g. an attachment added (D-ATT-5). */
-export async function bumpNoteVersion(db: Db, note: NoteRow, now: number): Promise<NoteRow> {
-  return store.updateNote(db, note.id, {
+export async function bumpNoteVersion<N extends AuthorizedNote<'edit'>>(
+  db: Db,
+  note: N,
+  now: number,
+): Promise<N> {
+  const updated = await store.updateNote(db, note.id, {
     version: note.version + 1,
     updated_at: Math.max(now, note.updated_at),
   });
+  return sameAuthority(note, updated);
 }
 
 /**
@@ -144,7 +158,7 @@ export async function bumpNoteVersion(db: Db, note: NoteRow, now: number): Promi
  */
 export async function deleteNotesForGood(
   db: Db,
-  notes: readonly NoteRow[],
+  notes: readonly AuthorizedNote<'own'>[],
   now: number,
 ): Promise<AttachmentRow[]> {
   if (notes.length === 0) return [];

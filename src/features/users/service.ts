@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { detailPath, errors } from '../../errors.js';
 import type { PasswordHasher } from '../auth/passwords.js';
+import { notesToDeleteBySystemRule } from '../notes/permissions.js';
 import type { NotesService } from '../notes/service.js';
 import { notesOwnedBy } from '../notes/store.js';
 import { deleteNotesForGood } from '../notes/writes.js';
@@ -112,7 +113,8 @@ export function createUsersService({
       if (userId === actor.userId) throw errors.cannotDeleteOwner();
       const removedAttachments = await db.transaction().execute(async (trx) => {
         if (!(await store.findUserById(trx, userId))) throw errors.userNotFound();
-        const removed = await deleteNotesForGood(trx, await notesOwnedBy(trx, userId), clock.now());
+        const owned = notesToDeleteBySystemRule(await notesOwnedBy(trx, userId));
+        const removed = await deleteNotesForGood(trx, owned, clock.now());
         await store.deleteUser(trx, userId);
         return removed;
       });
