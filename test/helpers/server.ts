@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { ScryptCost } from '../../src/features/auth/passwords.js';
-import { setupOwner, type TestClient } from './client.js';
+import { type ClientTarget, setupOwner, type TestClient } from './client.js';
 
 /**
  * scrypt at the lowest cost for test servers: production's cost (D-AUTH-7, ~50–100 ms a hash)
@@ -117,7 +117,7 @@ export function useServer(options: ServerOptions = {}): TestServer {
  * held from the describe block on and used in tests and later hooks. It injects plain requests
  * into the app unless `overSocket` is set, for tests of what happens to connections.
  */
-export function useOwner(server: TestServer, { overSocket = false } = {}): TestClient {
+export function useOwner(server: ClientTarget, { overSocket = false } = {}): TestClient {
   const owner = madeInBefore('useOwner()', () => setupOwner(overSocket ? server.url : server));
   return {
     get baseUrl() {
