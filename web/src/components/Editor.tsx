@@ -1,8 +1,8 @@
 import { useSignal } from '@preact/signals';
 import { Tag } from 'lucide-preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { isEmptyNote, moveToTrash, setPinned, updateNotes } from '../app/actions.js';
-import { editing, noteById, showSnackbar } from '../app/state.js';
+import { isEmptyNote, setPinned, updateNotes } from '../app/actions.js';
+import { editing, noteById } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
@@ -48,8 +48,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
     save();
     editing.value = null;
     if (isEmptyNote({ title: title.value, content: content.value }) && !note.trashed) {
-      void moveToTrash([note.id]);
-      showSnackbar('Empty note discarded');
+      void updateNotes([note.id], { trashed: true }, 'Empty note discarded');
     }
   };
 
