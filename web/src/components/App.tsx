@@ -13,6 +13,7 @@ import { NoteGrid } from './NoteGrid.js';
 import { ShortcutsHelp } from './ShortcutsHelp.js';
 import { Sidebar } from './Sidebar.js';
 import { Snackbar } from './Snackbar.js';
+import { waitingText } from './SyncIndicator.js';
 import { SearchFilters, TopBar } from './TopBar.js';
 
 export function App() {
@@ -96,7 +97,7 @@ function NotesApp() {
             <div class="notice signed-out">
               <AuthForm
                 mode="signIn"
-                notice={`Signed out: sign in to sync (${syncStatus.value.waiting} changes waiting). Your notes stay on this device.`}
+                notice={`Signed out: sign in to sync (${waitingText(syncStatus.value.waiting)}). Your notes stay on this device.`}
                 onSubmit={(password, email) => authenticate('signIn', password, email)}
               />
             </div>

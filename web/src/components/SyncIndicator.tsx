@@ -2,8 +2,12 @@ import { Cloud, CloudOff, RefreshCw } from 'lucide-preact';
 import { syncStatus } from '../app/state.js';
 import type { SyncStatus } from '../sync/index.js';
 
+export function waitingText(count: number): string {
+  return count === 1 ? '1 change waiting' : `${count} changes waiting`;
+}
+
 export function syncText(status: SyncStatus): string {
-  const waiting = status.waiting === 1 ? '1 change waiting' : `${status.waiting} changes waiting`;
+  const waiting = waitingText(status.waiting);
   if (status.phase === 'signedOut') return `Signed out, ${waiting}`;
   if (status.phase === 'offline') return status.waiting > 0 ? `Offline, ${waiting}` : 'Offline';
   if (status.phase === 'syncing') return 'Syncing…';
