@@ -163,7 +163,7 @@ describe('the Keep experience', { skip }, () => {
     await eventually(async () => assert.equal(await background(), 'rgb(250, 175, 168)'));
     await eventually(async () => assert.equal((await serverNote('Trip')).color, 'coral'));
     await page.emulateMedia({ colorScheme: 'dark' });
-    assert.equal(await background(), 'rgb(119, 23, 46)');
+    await eventually(async () => assert.equal(await background(), 'rgb(119, 23, 46)'));
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
@@ -352,6 +352,7 @@ describe('the Keep experience', { skip }, () => {
     await page.keyboard.press('/');
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Search');
     await page.locator('body').click({ position: { x: 5, y: 790 } });
+    await page.getByRole('button', { name: 'List view' }).click();
     const order = await names(page);
     await card(order[0]!).focus();
     await page.keyboard.press('j');
@@ -379,6 +380,25 @@ describe('the Keep experience', { skip }, () => {
     await page.getByRole('searchbox', { name: 'Search' }).fill('fe');
     assert.equal(await page.getByRole('dialog').count(), 0);
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
+    await page.getByRole('button', { name: 'Grid view' }).click();
+  });
+
+  it('drag and drop: a card dropped on another takes its place, and the order is saved', async () => {
+    // One column: the cards' order in the page is the display order.
+    await page.getByRole('button', { name: 'List view' }).click();
+    const before = await names(page);
+    const [first, , third] = before as string[];
+    await card(third!).dragTo(card(first!));
+    const expected = [third, first, ...before.filter((name) => name !== first && name !== third)];
+    await eventually(async () => assert.deepEqual(await names(page), expected));
+    await eventually(async () => {
+      const order = (await serverNotes()).filter((note) => !note.archived && !note.trashed);
+      const byOrder = [...order].sort((a, b) => a.sortOrder - b.sortOrder);
+      const indexOf = (name: string) =>
+        byOrder.findIndex((note) => note.title === name || note.content.startsWith(name));
+      assert.ok(indexOf(third!) < indexOf(first!), 'the server has the new order');
+    });
+    await page.getByRole('button', { name: 'Grid view' }).click();
   });
 
   it('shows the cards at 1280×800 and 390×844 (screenshots looked at by a test)', async () => {

@@ -120,7 +120,12 @@ function NotesApp() {
               </button>
             </div>
           )}
-          <Sections notes={shown} empty={emptyText(view, searching)} />
+          {/* Only the whole list is reordered: in a filtered one, hidden notes sit between the cards. */}
+          <Sections
+            notes={shown}
+            empty={emptyText(view, searching)}
+            reorderable={view === 'notes' && !searching}
+          />
         </main>
       </div>
       <datalist id="label-suggestions">
@@ -143,21 +148,29 @@ function emptyText(view: string, searching: boolean): string {
 }
 
 /** Pinned and Others, headed, when anything is pinned (as in Keep); otherwise one grid. */
-function Sections({ notes, empty }: { notes: LocalNote[]; empty: string }) {
+function Sections({
+  notes,
+  empty,
+  reorderable,
+}: {
+  notes: LocalNote[];
+  empty: string;
+  reorderable: boolean;
+}) {
   if (notes.length === 0) return <p class="empty">{empty}</p>;
   const pinned = notes.filter((note) => note.pinned && !note.trashed);
-  if (pinned.length === 0) return <NoteGrid notes={notes} />;
+  if (pinned.length === 0) return <NoteGrid notes={notes} reorderable={reorderable} />;
   const others = notes.filter((note) => !note.pinned || note.trashed);
   return (
     <>
       <section aria-labelledby="pinned-heading">
         <h2 id="pinned-heading">Pinned</h2>
-        <NoteGrid notes={pinned} />
+        <NoteGrid notes={pinned} reorderable={reorderable} />
       </section>
       {others.length > 0 && (
         <section aria-labelledby="others-heading">
           <h2 id="others-heading">Others</h2>
-          <NoteGrid notes={others} />
+          <NoteGrid notes={others} reorderable={reorderable} />
         </section>
       )}
     </>

@@ -1,5 +1,8 @@
+import { combine } from '@atlaskit/pragmatic-drag-and-drop/combine';
+import { draggable, dropTargetForElements } from '@atlaskit/pragmatic-drag-and-drop/element/adapter';
 import { Check } from 'lucide-preact';
 import { memo } from 'preact/compat';
+import { useEffect, useRef } from 'preact/hooks';
 import { setPinned, toggleSelected, updateNotes } from '../app/actions.js';
 import { editing, focused, selection } from '../app/state.js';
 import { setItemChecked } from '../model/checklist.js';
@@ -12,10 +15,29 @@ interface Props {
   note: LocalNote;
   selected: boolean;
   isFocused: boolean;
+  /** Drag and drop onto another card moves it there (NoteGrid's monitor writes the order). */
+  reorderable: boolean;
 }
 
 /** One note in the grid: an `article` named by its title (or first line); click opens the editor. */
-export const NoteCard = memo(function NoteCard({ note, selected, isFocused }: Props) {
+export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reorderable }: Props) {
+  const element = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const card = element.current;
+    if (!reorderable || !card) return;
+    const data = { noteId: note.id };
+    return combine(
+      draggable({ element: card, getInitialData: () => data }),
+      dropTargetForElements({
+        element: card,
+        getData: () => data,
+        canDrop: ({ source }) => source.data.noteId !== note.id,
+        onDragEnter: () => card.classList.add('drop-over'),
+        onDragLeave: () => card.classList.remove('drop-over'),
+        onDrop: () => card.classList.remove('drop-over'),
+      }),
+    );
+  }, [reorderable, note.id]);
   const open = (event: Event) => {
     // A tick in the card's list is not a click on the card.
     if ((event.target as HTMLElement).closest('label, input, button')) return;
@@ -24,6 +46,7 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused }: Pr
   };
   return (
     <article
+      ref={element}
       class={`card note-${note.color}${selected ? ' selected' : ''}${isFocused ? ' focused' : ''}`}
       aria-label={noteName(note)}
       data-note-id={note.id}
