@@ -401,7 +401,7 @@ describe('the Keep experience', { skip }, () => {
     await page.getByRole('button', { name: 'Grid view' }).click();
   });
 
-  it('shows the cards at 1280×800 and 390×844 (screenshots looked at by a test)', async () => {
+  it('shows the cards and the editor at 1280×800 and 390×844 (screenshots looked at by a test)', async () => {
     for (const [width, height] of [
       [1280, 800],
       [390, 844],
@@ -425,6 +425,12 @@ describe('the Keep experience', { skip }, () => {
         }
       }
       assert.ok(count / (trip.width * trip.height) > 0.5, `${width}: the Trip card is mint`);
+      // The editor: a dialog on a desktop, the whole screen on a phone.
+      await openNote('Trip');
+      const editor = (await page.getByRole('dialog').boundingBox())!;
+      if (width === 390) assert.deepEqual([editor.width, editor.height], [width, height]);
+      else assert.ok(editor.width <= 600 && editor.height < height, JSON.stringify(editor));
+      await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
     }
     await page.setViewportSize({ width: 1280, height: 800 });
   });
