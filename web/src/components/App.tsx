@@ -59,6 +59,10 @@ function NotesApp() {
   const shownRef = useRef<LocalNote[]>(shown);
   shownRef.current = shown;
   useEffect(() => installShortcuts(() => shownRef.current), []);
+  // On a phone the menu covers the notes: choosing a view closes it.
+  useEffect(() => {
+    menuOpen.value = false;
+  }, [route.value]);
 
   const view = route.value.view;
   const searching = isSearching(query.value, filters.value);

@@ -56,6 +56,8 @@ export function Composer() {
     () =>
       composerRequest.subscribe((request) => {
         if (!request) return;
+        // Handled: a composer mounted later (another view) must not open by itself.
+        composerRequest.value = null;
         expanded.value = true;
         checklist.value = request.list;
         text.current?.focus();
