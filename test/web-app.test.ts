@@ -407,29 +407,34 @@ describe('the Keep experience', { skip }, () => {
       [390, 844],
     ] as const) {
       await page.setViewportSize({ width, height });
-      const trip = await card('Trip').boundingBox();
-      assert.ok(
-        trip && trip.width > 100 && trip.x >= 0 && trip.x + trip.width <= width,
-        `${width}: ${JSON.stringify(trip)}`,
-      );
-      const file = path.join(os.tmpdir(), `web-app-${width}x${height}.png`);
-      await page.screenshot({ path: file });
-      const { data, info } = await sharp(file).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-      // The mint card is on screen, in its color (not a blank page).
-      const mint = [0xe2, 0xf6, 0xd3];
-      let count = 0;
-      for (let y = Math.round(trip.y); y < trip.y + trip.height; y++) {
-        for (let x = Math.round(trip.x); x < trip.x + trip.width; x++) {
-          const offset = (y * info.width + x) * 3;
-          if (mint.every((value, i) => Math.abs(data[offset + i]! - value) <= 6)) count++;
+      // The grid lays itself out again after the resize (ResizeObserver): until it settles, retry.
+      await eventually(async () => {
+        const trip = await card('Trip').boundingBox();
+        assert.ok(
+          trip && trip.width > 100 && trip.x >= 0 && trip.x + trip.width <= width,
+          `${width}: ${JSON.stringify(trip)}`,
+        );
+        const file = path.join(os.tmpdir(), `web-app-${width}x${height}.png`);
+        await page.screenshot({ path: file });
+        const { data, info } = await sharp(file).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+        // The mint card is on screen, in its color (not a blank page).
+        const mint = [0xe2, 0xf6, 0xd3];
+        let count = 0;
+        for (let y = Math.round(trip.y); y < trip.y + trip.height; y++) {
+          for (let x = Math.round(trip.x); x < trip.x + trip.width; x++) {
+            const offset = (y * info.width + x) * 3;
+            if (mint.every((value, i) => Math.abs(data[offset + i]! - value) <= 6)) count++;
+          }
         }
-      }
-      assert.ok(count / (trip.width * trip.height) > 0.5, `${width}: the Trip card is mint`);
+        assert.ok(count / (trip.width * trip.height) > 0.5, `${width}: the Trip card is mint`);
+      });
       // The editor: a dialog on a desktop, the whole screen on a phone.
       await openNote('Trip');
-      const editor = (await page.getByRole('dialog').boundingBox())!;
-      if (width === 390) assert.deepEqual([editor.width, editor.height], [width, height]);
-      else assert.ok(editor.width <= 600 && editor.height < height, JSON.stringify(editor));
+      await eventually(async () => {
+        const editor = (await page.getByRole('dialog').boundingBox())!;
+        if (width === 390) assert.deepEqual([editor.width, editor.height], [width, height]);
+        else assert.ok(editor.width <= 600 && editor.height < height, JSON.stringify(editor));
+      });
       await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
     }
     await page.setViewportSize({ width: 1280, height: 800 });
