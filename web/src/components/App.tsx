@@ -5,6 +5,7 @@ import { authenticate, boot, screen, sessionLost, signOutHere } from '../app/ses
 import { installShortcuts } from '../app/shortcuts.js';
 import { filters, labels, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
 import { isSearching, notesOfView } from '../app/views.js';
+import { prepareSearch } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
 import { AuthForm } from './AuthScreen.js';
 import { Composer } from './Composer.js';
@@ -59,6 +60,7 @@ function NotesApp() {
   const shownRef = useRef<LocalNote[]>(shown);
   shownRef.current = shown;
   useEffect(() => installShortcuts(() => shownRef.current), []);
+  useEffect(() => prepareSearch(sortedNotes.value), [sortedNotes.value]);
   // On a phone the menu covers the notes: choosing a view closes it.
   useEffect(() => {
     menuOpen.value = false;

@@ -8,7 +8,7 @@ import type { LocalNote } from '../sync/index.js';
 import { NoteCard } from './NoteCard.js';
 
 /** Cards rendered at first and added per scroll step: 10,000 cards in the DOM take seconds. */
-const PAGE = 120;
+const PAGE = 40;
 
 /**
  * Notes as a masonry grid (or one column in list view), rendered a page at a time. A reorderable
