@@ -307,13 +307,17 @@ class LocalSyncEngine implements SyncEngine {
       return this.running;
     }
     this.running = (async () => {
-      do {
-        this.runAgain = false;
-        await this.syncOnce();
-      } while (this.runAgain && !this.closed && this.phase === 'idle');
-    })().finally(() => {
-      this.running = null;
-    });
+      try {
+        for (;;) {
+          this.runAgain = false;
+          await this.syncOnce();
+          // Checked and cleared in one step: a request arriving between the two would be lost.
+          if (!this.runAgain || this.closed || this.phase !== 'idle') return;
+        }
+      } finally {
+        this.running = null;
+      }
+    })();
     return this.running;
   }
 
@@ -346,18 +350,18 @@ class LocalSyncEngine implements SyncEngine {
   private async pull(full: boolean) {
     const cursor = full ? 0 : ((await this.db.get('meta', 'cursor')) ?? 0);
     const notes = await this.api.notes(cursor);
-    const deleted = full ? [] : (await this.api.deleted(cursor)).body;
+    const gone = full ? [] : (await this.api.deleted(cursor)).body.map((tombstone) => tombstone.id);
+    if (full) {
+      // Only the leader's sync loop writes server copies, so none can appear meanwhile.
+      const kept = new Set(notes.body.map((note) => note.id));
+      for (const id of await this.db.getAllKeys('notes')) if (!kept.has(id)) gone.push(id);
+    }
     const written = await this.transact(
-      [...notes.body.map((note) => note.id), ...deleted.map((tombstone) => tombstone.id)],
+      [...notes.body.map((note) => note.id), ...gone],
       async (tx, states, notices) => {
-        for (const note of notes.body) states.set(note.id, pulled(states.get(note.id)!, note));
-        const gone = deleted.map((tombstone) => tombstone.id);
-        if (full) {
-          const kept = new Set(notes.body.map((note) => note.id));
-          for (const id of await tx.objectStore('notes').getAllKeys()) if (!kept.has(id)) gone.push(id);
-          for (const [id, state] of await readStates(tx, gone)) states.set(id, state);
-          notices.push({ kind: 'resynced', noteId: '', message: MESSAGES.resynced });
-        }
+        const now = this.now();
+        for (const note of notes.body) states.set(note.id, pulled(states.get(note.id)!, note, now));
+        if (full) notices.push({ kind: 'resynced', noteId: '', message: MESSAGES.resynced });
         for (const id of gone) this.forget(id, states, notices);
         await tx.objectStore('meta').put(notes.syncTime, 'cursor');
       },

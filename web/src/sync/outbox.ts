@@ -28,6 +28,11 @@ export interface OutboxEntry {
   /** For each text field in `data`: what the edit was based on (its `baseVersion`). */
   bases: Partial<Record<TextField, TextBase>>;
   /**
+   * A text merged on the device with a newer server text is stamped when it was merged, not
+   * when first typed: it holds that newer text, so it must not lose to it as older (D-SYNC-5).
+   */
+  mergedAt?: Partial<Record<TextField, number>>;
+  /**
    * Sent at least once: from then on it is resent unchanged (same timestamp) until answered,
    * and edits go into a new pending entry. At most one pending entry per note.
    */
@@ -93,7 +98,11 @@ export function applyEdit(noteId: string, state: NoteState, edit: Edit, timestam
   }
   const operation = pending?.operation ?? (edit.kind === 'create' && !state.server ? 'create' : 'update');
   const data = { ...pending?.data, ...edit.fields };
-  return [...inflight, { noteId, operation, timestamp, data, bases, inflight: false }];
+  const entry: OutboxEntry = { noteId, operation, timestamp, data, bases, inflight: false };
+  // A field typed again takes this edit's stamp; a merged field nobody retyped keeps its own.
+  const mergedAt = Object.entries(pending?.mergedAt ?? {}).filter(([field]) => !(field in edit.fields));
+  if (mergedAt.length > 0) entry.mergedAt = Object.fromEntries(mergedAt);
+  return [...inflight, entry];
 }
 
 /** A change to send and the entry it comes from. */
@@ -103,24 +112,42 @@ export interface OutgoingChange {
 }
 
 /**
- * The protocol changes of one entry. Title and content based on different versions go as two
- * changes with their own `baseVersion` (same timestamp, different fields), so neither is pushed
- * on a base older than what the person saw. Fields other than texts ride with the content.
+ * The protocol changes of one entry. Title and content based on different versions (or stamped
+ * differently, after a merge on the device) go as separate changes with their own `baseVersion`
+ * and `timestamp`, so neither is pushed on a base older than what the person saw. Fields other
+ * than texts go with the entry's timestamp: with a text of that stamp, else on their own.
  */
 export function changesOf(entry: OutboxEntry): SyncChange[] {
   const { noteId, operation, timestamp, data } = entry;
   if (operation === 'delete') return [{ noteId, operation, timestamp }];
   if (operation === 'create') return [{ noteId, operation, timestamp, data }];
-  const { title, content } = entry.bases;
-  if (title && content && title.version !== content.version) {
-    const { title: titleText, ...rest } = data;
-    return [
-      { noteId, operation, timestamp, baseVersion: content.version, data: rest },
-      { noteId, operation, timestamp, baseVersion: title.version, data: { title: titleText } },
-    ];
+  const groups = new Map<string, SyncChange>();
+  const group = (stamp: number, baseVersion?: number) => {
+    const key = `${stamp}/${baseVersion}`;
+    let change = groups.get(key);
+    if (!change) {
+      change = {
+        noteId,
+        operation,
+        timestamp: stamp,
+        ...(baseVersion === undefined ? {} : { baseVersion }),
+        data: {},
+      };
+      groups.set(key, change);
+    }
+    return change.data!;
+  };
+  for (const field of ['content', 'title'] as const) {
+    const base = entry.bases[field];
+    if (data[field] !== undefined && base)
+      group(entry.mergedAt?.[field] ?? timestamp, base.version)[field] = data[field];
   }
-  const base = content ?? title;
-  return [{ noteId, operation, timestamp, ...(base ? { baseVersion: base.version } : {}), data }];
+  const others = Object.entries(data).filter(([field]) => !isTextField(field));
+  if (others.length > 0) {
+    const sameStamp = [...groups.values()].find((change) => change.timestamp === timestamp);
+    Object.assign(sameStamp?.data ?? group(timestamp), Object.fromEntries(others));
+  }
+  return [...groups.values()];
 }
 
 /** Whether an entry carries typed text (which must never be dropped). */
@@ -159,9 +186,10 @@ export function acknowledge(state: NoteState, change: SyncChange, result: SyncRe
  * on an older version is merged line by line with the server's text, exactly as the server would
  * merge it (src/shared/textMerge.ts), and rebased on the pulled version. When both changed the
  * same lines it keeps its base: the server then keeps the losing text as a conflict copy
- * (D-SYNC-8). Inflight entries are resent unchanged. Acknowledgements older than the copy go.
+ * (D-SYNC-8). A merged text is stamped `now`: it contains the server's text, so it is newer.
+ * Inflight entries are resent unchanged. Acknowledgements older than the copy go.
  */
-export function pulled(state: NoteState, server: ServerNote): NoteState {
+export function pulled(state: NoteState, server: ServerNote, now: number): NoteState {
   const entries = state.entries.map((entry) => {
     if (entry.inflight) return entry;
     let rebased = entry;
@@ -175,6 +203,9 @@ export function pulled(state: NoteState, server: ServerNote): NoteState {
         ...rebased,
         data: { ...rebased.data, [field]: merged },
         bases: { ...rebased.bases, [field]: { version: server.version, text: server[field] } },
+        ...(merged === mine
+          ? {}
+          : { mergedAt: { ...rebased.mergedAt, [field]: Math.max(now, entry.timestamp) } }),
       };
     }
     return rebased;
