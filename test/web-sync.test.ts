@@ -172,6 +172,22 @@ describe('web sync engine: outbox and push', () => {
     await device.engine.close();
   });
 
+  it('a note typed offline has the tags of its hashtags at once, as the server will give it', async () => {
+    const userId = await userIdOf(owner);
+    const device = await openDevice(owner, userId);
+    const note = await device.engine.create({
+      title: 'Plan #Trip',
+      content: 'book #hotel\n```\n#not-a-tag\n```',
+    });
+    assert.deepEqual(note.tags, ['hotel', 'trip']);
+    await device.engine.update(note.id, { content: 'no more tags here' });
+    assert.deepEqual(device.engine.notes().get(note.id)?.tags, ['trip']);
+    await device.engine.syncNow();
+    assert.deepEqual(device.engine.notes().get(note.id)?.tags, ['trip']);
+    await assertConverged(device.engine, owner);
+    await device.engine.close();
+  });
+
   it('deleting a note forever that never reached the server sends nothing', async () => {
     const userId = await userIdOf(owner);
     const recorder = recordingFetch(fetchAs(owner));

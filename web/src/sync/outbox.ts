@@ -1,3 +1,4 @@
+import { extractHashtags } from '../../../src/shared/hashtags.js';
 import { mergeLines } from '../../../src/shared/textMerge.js';
 import type { LocalNote, NoteFields, ServerNote, SyncChange, SyncResult } from './types.js';
 
@@ -255,6 +256,9 @@ export function localView(state: NoteState, ownerId: number): LocalNote | undefi
       updatedAt: editedAt > note.updatedAt ? editedAt : note.updatedAt,
     };
   }
+  // Tags come from the hashtags (D-TAG-1): computed here with the server's own rules, so labels
+  // and filters follow text typed offline before the server has seen it.
+  if (entries.some(carriesText)) note = { ...note, tags: extractHashtags(note.title, note.content) };
   return { ...note, pending: entries.length > 0 };
 }
 
