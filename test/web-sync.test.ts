@@ -188,6 +188,33 @@ describe('web sync engine: outbox and push', () => {
     await device.engine.close();
   });
 
+  it('a change the server refuses as invalid stays on the device, the rest is pushed, and an edit sends it again', async () => {
+    const userId = await userIdOf(owner);
+    const recorder = recordingFetch(fetchAs(owner));
+    const device = await openDevice(owner, userId, { fetch: recorder.fetch });
+    const notices = noticesOf(device.engine);
+    const tooLong = await device.engine.create({ title: 'x'.repeat(1001), content: 'kept' });
+    const fine = await device.engine.create({ title: 'Fine' });
+    await device.engine.syncNow();
+    assert.equal(device.engine.status().phase, 'idle');
+    assert.equal(device.engine.notes().get(fine.id)?.pending, false);
+    assert.equal(device.engine.notes().get(tooLong.id)?.content, 'kept');
+    assert.equal(device.engine.status().waiting, 1);
+    assert.deepEqual(
+      notices.map((notice) => [notice.kind, notice.noteId]),
+      [['rejected', tooLong.id]],
+    );
+    assert.match(notices[0]!.message, /\/changes\/0\/data\/title/);
+    const pushesBefore = recorder.pushes().length;
+    await device.engine.syncNow();
+    assert.equal(recorder.pushes().length, pushesBefore, 'not sent again as is');
+    await device.engine.update(tooLong.id, { title: 'Shorter' });
+    await device.engine.syncNow();
+    await assertConverged(device.engine, owner);
+    assert.equal(device.engine.notes().get(tooLong.id)?.content, 'kept');
+    await device.engine.close();
+  });
+
   it('deleting a note forever that never reached the server sends nothing', async () => {
     const userId = await userIdOf(owner);
     const recorder = recordingFetch(fetchAs(owner));

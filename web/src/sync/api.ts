@@ -8,6 +8,15 @@ export class SignedOutError extends Error {}
 export class ResyncRequiredError extends Error {}
 /** No answer (network down, server stopped) or a 5xx/429: try again later, unchanged. */
 export class UnreachableError extends Error {}
+/**
+ * 400 on a push (all or nothing, D-SYNC-4): `indices` are the changes the answer names in
+ * `details[].path` (`/changes/3/data/title`), with the server's message for each.
+ */
+export class RejectedChangesError extends Error {
+  constructor(readonly rejected: Map<number, string>) {
+    super(`the server refused changes ${[...rejected.keys()].join(', ')}`);
+  }
+}
 
 export interface Pulled<T> {
   body: T;
@@ -29,6 +38,7 @@ export class SyncApi {
     }
     if (response.ok) return response;
     const answer = await response.text().catch(() => '');
+    if (response.status === 400 && init?.method === 'POST') rejectedChanges(answer);
     if (response.status === 401) throw new SignedOutError(answer);
     if (response.status === 410) throw new ResyncRequiredError(answer);
     if (response.status >= 500 || response.status === 429) throw new UnreachableError(`${response.status}`);
@@ -58,4 +68,20 @@ export class SyncApi {
     });
     return ((await response.json()) as { results: SyncResult[] }).results;
   }
+}
+
+/** Throws RejectedChangesError when a 400 answer (D-ERR-1 body) names changes by index. */
+function rejectedChanges(answer: string) {
+  let details: { path?: unknown; message?: unknown }[] = [];
+  try {
+    details = (JSON.parse(answer) as { details?: typeof details }).details ?? [];
+  } catch {
+    return;
+  }
+  const rejected = new Map<number, string>();
+  for (const detail of details) {
+    const index = /^\/changes\/(\d+)(\/|$)/.exec(String(detail.path))?.[1];
+    if (index !== undefined) rejected.set(Number(index), `${detail.path} ${detail.message}`);
+  }
+  if (rejected.size > 0) throw new RejectedChangesError(rejected);
 }

@@ -1,4 +1,10 @@
-import { ResyncRequiredError, SignedOutError, SyncApi, UnreachableError } from './api.js';
+import {
+  RejectedChangesError,
+  ResyncRequiredError,
+  SignedOutError,
+  SyncApi,
+  UnreachableError,
+} from './api.js';
 import {
   deleteLocalDatabase,
   type LocalDatabase,
@@ -53,6 +59,7 @@ const MESSAGES = {
     'Your edits were saved as a new note: the original was deleted elsewhere or is no longer shared with you.',
   conflictCopy: 'This note was also changed elsewhere: the other version was kept as a copy.',
   resynced: 'This device had not synced for a long time: its notes were reloaded from the server.',
+  rejected: 'The server refused a change to this note; it stays on this device until you edit the note',
 };
 
 /** A uuid v4 from crypto.getRandomValues, which (unlike randomUUID) exists on plain http too. */
@@ -398,7 +405,14 @@ class LocalSyncEngine implements SyncEngine {
     for (;;) {
       const batch = await this.takeBatch();
       if (batch.length === 0) return pushed;
-      const results = await this.api.push(batch.map((outgoing) => outgoing.change));
+      let results: SyncResult[];
+      try {
+        results = await this.api.push(batch.map((outgoing) => outgoing.change));
+      } catch (error) {
+        if (!(error instanceof RejectedChangesError)) throw error;
+        await this.reject(batch, error.rejected);
+        continue;
+      }
       await this.acknowledgeBatch(batch, results);
       pushed = true;
     }
@@ -413,6 +427,7 @@ class LocalSyncEngine implements SyncEngine {
     const outbox = tx.objectStore('outbox');
     const batch: OutgoingChange[] = [];
     for (const entry of await outbox.getAll()) {
+      if (entry.rejected) continue;
       const changes = changesOf(entry);
       if (batch.length + changes.length > MAX_CHANGES_PER_PUSH) break;
       const sent = entry.inflight ? entry : { ...entry, inflight: true };
@@ -421,6 +436,27 @@ class LocalSyncEngine implements SyncEngine {
     }
     await tx.done;
     return batch;
+  }
+
+  /**
+   * A batch refused whole (D-SYNC-4) because of the changes `rejected` names: their entries are
+   * set aside (kept, shown, not sent) and the person told; the rest goes again in the next batch.
+   */
+  private async reject(batch: OutgoingChange[], rejected: Map<number, string>) {
+    const entries = new Map([...rejected].map(([index, reason]) => [batch[index]?.entry.seq, reason]));
+    const written = await this.transact(
+      batch.map(({ entry }) => entry.noteId),
+      async (_tx, states, notices) => {
+        for (const [id, state] of states) {
+          if (!state.entries.some((entry) => entries.has(entry.seq))) continue;
+          const marked = setAside(state.entries, entries);
+          states.set(id, { ...state, entries: marked });
+          const reason = marked.find((entry) => entry.rejected)?.rejected;
+          notices.push({ kind: 'rejected', noteId: id, message: `${MESSAGES.rejected}: ${reason}` });
+        }
+      },
+    );
+    this.publish(written);
   }
 
   /** Applies the push answer: one result per change, in order (docs/sync.md "The answer"). */
@@ -477,6 +513,32 @@ class LocalSyncEngine implements SyncEngine {
     this.phase = 'signedOut';
     this.emit({ status: true });
   }
+}
+
+/**
+ * Marks the refused entries (`reasons` by seq). A pending entry after a refused one is folded into
+ * it (its newer fields on top): one pending entry per note, and nothing typed is dropped. A
+ * delete replaces it.
+ */
+function setAside(entries: OutboxEntry[], reasons: Map<number | undefined, string>): OutboxEntry[] {
+  const marked: OutboxEntry[] = [];
+  for (const entry of entries) {
+    const reason = reasons.get(entry.seq);
+    const last = marked.at(-1);
+    if (reason !== undefined) marked.push({ ...entry, inflight: false, rejected: reason });
+    else if (last?.rejected && !entry.inflight && entry.operation !== 'delete')
+      marked[marked.length - 1] = {
+        ...entry,
+        operation: last.operation,
+        data: { ...last.data, ...entry.data },
+        bases: { ...last.bases, ...entry.bases },
+        mergedAt: { ...last.mergedAt, ...entry.mergedAt },
+        rejected: last.rejected,
+      };
+    else if (last?.rejected && entry.operation === 'delete') marked[marked.length - 1] = entry;
+    else marked.push(entry);
+  }
+  return marked;
 }
 
 async function allNoteIds(tx: ReadWrite): Promise<string[]> {

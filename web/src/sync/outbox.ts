@@ -38,6 +38,11 @@ export interface OutboxEntry {
    * and edits go into a new pending entry. At most one pending entry per note.
    */
   inflight: boolean;
+  /**
+   * Refused by the server as invalid (400, D-SYNC-4): kept on the device (and shown), never sent
+   * again as is. The next edit of the note makes a new pending entry, which is sent.
+   */
+  rejected?: string;
 }
 
 /** Texts the server acknowledged since the last pull of the note: the base of the next edits. */

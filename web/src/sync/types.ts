@@ -70,7 +70,8 @@ export interface SyncStatus {
 
 /** Something the person must be told (snackbar). */
 export interface SyncNotice {
-  kind: 'recoveredAsNewNote' | 'conflictCopy' | 'resynced';
+  /** 'rejected': the server refused a change as invalid; it stays on the device until edited. */
+  kind: 'recoveredAsNewNote' | 'conflictCopy' | 'resynced' | 'rejected';
   noteId: string;
   message: string;
 }
