@@ -50,6 +50,8 @@ import { createTransferService } from './features/transfer/service.js';
 import { userRoutes } from './features/users/routes.js';
 import { UserProfile, UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
+import { findWebBundle, loadWebBundle } from './features/webapp/bundle.js';
+import { appPageFallback, registerWebApp } from './features/webapp/routes.js';
 import { authPlugin } from './http/auth.js';
 import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/errorHandler.js';
@@ -140,6 +142,8 @@ export interface BuildOptions {
   onQuery?: (sql: string, durationMs: number) => void;
   /** scrypt cost for new password hashes; only tests lower it (helpers/server.ts). */
   passwordCost?: ScryptCost;
+  /** The built web app to serve; null serves none. Default: this checkout's dist/web, if built. */
+  webRoot?: string | null;
 }
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -224,7 +228,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.removeContentTypeParser('text/plain');
   registerJsonBodies(app);
   registerValidation(app);
-  registerErrorHandling(app);
+  const webBundle = loadWebBundle(options.webRoot === undefined ? findWebBundle() : options.webRoot);
+  registerErrorHandling(app, webBundle ? appPageFallback(webBundle) : undefined);
   for (const schema of [
     ErrorBody,
     Success,
@@ -312,6 +317,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
   await app.register(transferRoutes);
+  await registerWebApp(app, webBundle);
 
   startMaintenance(app);
   return app;

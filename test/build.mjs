@@ -6,10 +6,16 @@
  * files goes to chunks/; native and file-serving packages stay in node_modules. esbuild only
  * strips types (well under a second); type errors are `npm run typecheck`'s job. One file at a
  * time still runs through tsx: `node --import tsx --test test/<file>.test.ts`.
+ * It first builds the web app when web/ changed (the browser tests load dist/web).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+
+// The browser tests serve the web app's bundle (dist/web): built here when web/ changed.
+const web = spawnSync(process.execPath, ['scripts/build-if-stale.mjs', '--web'], { stdio: 'inherit' });
+if (web.status !== 0) process.exit(web.status ?? 1);
 
 const OUT_DIR = '.tmp/test-build';
 

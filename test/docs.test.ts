@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import GithubSlugger from 'github-slugger';
-import { linesOutsideCode } from '../src/features/notes/markdown.js';
+import { linesOutsideCode } from '../src/shared/markdown.js';
 
 /**
  * The repository explains itself: every rule id the code cites is defined in docs/rules.md, and

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { extractHashtags, MAX_TAG_LENGTH, MAX_TAGS_PER_NOTE } from '../src/features/tags/hashtags.js';
+import { extractHashtags, MAX_TAG_LENGTH, MAX_TAGS_PER_NOTE } from '../src/shared/hashtags.js';
 
 const tags = (content: string, title = '') => extractHashtags(title, content);
 

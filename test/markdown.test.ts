@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { sessionActor } from '../src/actor.js';
 import { checklistItems, setItemChecked } from '../src/features/notes/contentEdits.js';
-import { readLines } from '../src/features/notes/markdown.js';
 import { renderContent } from '../src/features/sharing/page.js';
-import { extractHashtags } from '../src/features/tags/hashtags.js';
+import { extractHashtags } from '../src/shared/hashtags.js';
+import { readLines } from '../src/shared/markdown.js';
 import { useOwner, useServer } from './helpers/server.js';
 
 const FENCE = '```';
@@ -159,7 +159,7 @@ describe('the running app reads note content the same way on every path (D-NOTE-
 
 describe('readLines', () => {
   it('imports nothing, so that the web app can use it as it is', () => {
-    const source = fs.readFileSync('src/features/notes/markdown.ts', 'utf8');
+    const source = fs.readFileSync('src/shared/markdown.ts', 'utf8');
     assert.doesNotMatch(source, /^\s*import\b|\brequire\(|\bimport\(/m);
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_TAGS_PER_NOTE } from '../src/features/tags/hashtags.js';
 import { addNoteTags, tagsByNote } from '../src/features/tags/store.js';
+import { MAX_TAGS_PER_NOTE } from '../src/shared/hashtags.js';
 import { useOwner, useServer } from './helpers/server.js';
 
 /** replaceNoteTags skips the writes when the hashtags did not change; these pin both sides. */

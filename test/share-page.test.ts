@@ -1,29 +1,12 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
+import { launchChromium, skipWithoutChromium as skip } from './helpers/browser.js';
 import { setupOwner } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
-
-/** Debian's Chromium; .ci/install-chromium.sh installs it. In CI the test must run, never skip. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const skip =
-  !fs.existsSync(CHROMIUM) && !process.env.CI
-    ? `${CHROMIUM} is missing: run .ci/install-chromium.sh as root to enable the screenshot test`
-    : false;
 
 /** A screenshot's pixels (RGB), to check what a person would see rather than that a file exists. */
 interface Pixels {
@@ -97,7 +80,7 @@ describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
       assert.equal(uploaded.status, 201, uploaded.text);
     }
     pageUrl = (await owner.post(`/api/notes/${note.body.id}/share`)).body.url;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -48,4 +48,17 @@ describe('npm start compiles only when the sources changed (scripts/build-if-sta
     assert.equal(missing.status, 1);
     assert.match(missing.stderr, /dist\/ is missing and TypeScript is not installed/);
   });
+
+  it('builds the web app when web/ is newer than dist/web, and only that with --web', () => {
+    const root = productionCopy({ built: 'fresh' });
+    fs.mkdirSync(path.join(root, 'web'));
+    fs.writeFileSync(path.join(root, 'web', 'index.html'), '');
+    const result = spawnSync(process.execPath, [SCRIPT, root, '--web'], { encoding: 'utf8' });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /dist\/web\/ is missing and Vite is not installed/);
+    fs.mkdirSync(path.join(root, 'dist', 'web'));
+    fs.writeFileSync(path.join(root, 'dist', 'web', 'index.html'), '');
+    const fresh = spawnSync(process.execPath, [SCRIPT, root, '--web'], { encoding: 'utf8' });
+    assert.equal(fresh.status, 0, fresh.stderr);
+  });
 });

@@ -9,7 +9,7 @@ import {
   type MergeInput,
   mergeChange,
 } from '../src/features/sync/merge.js';
-import { mergeLines } from '../src/features/sync/threeWayMerge.js';
+import { mergeLines } from '../src/shared/textMerge.js';
 
 const NOTE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 

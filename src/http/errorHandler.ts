@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AppError,
   detailPath,
@@ -70,8 +70,11 @@ function sendAppError(reply: FastifyReply, error: AppError) {
     .send(errorBody(error.statusCode, error.code, error.message, error.details));
 }
 
+/** Answers a request no route matched instead of the 404, or returns undefined (the web app's page). */
+export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+
 /** One error shape everywhere (D-ERR-1); 5xx details are logged, never sent (D-ERR-3). */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, notFoundFallback?: NotFoundFallback): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) return sendAppError(reply, error);
     if (error.validation) {
@@ -102,6 +105,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (notFoundFallback?.(request, reply)) return;
     reply
       .code(404)
       .send(errorBody(404, 'route_not_found', `No route for ${request.method} ${request.url.split('?')[0]}`));

@@ -36,6 +36,10 @@ export interface ServerOptions {
   onQuery?: (sql: string) => void;
   /** Defaults to TEST_PASSWORD_COST. */
   passwordCost?: ScryptCost;
+  /** Default: a free one. A restart on the same port keeps the browser's origin (web app tests). */
+  port?: number;
+  /** The web app bundle to serve (BuildOptions.webRoot); default this checkout's dist/web. */
+  webRoot?: string | null;
 }
 
 /** Boots the real app on an ephemeral loopback port with a fresh (or given) DATA_DIR. */
@@ -48,8 +52,9 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     clock: options.clock,
     onQuery: options.onQuery,
     passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
+    webRoot: options.webRoot,
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no TCP address');
   let closed = false;

@@ -5,7 +5,7 @@
  * byte for byte (D-NOTE-6).
  */
 import { errors } from '../../errors.js';
-import { readLines } from './markdown.js';
+import { readLines } from '../../shared/markdown.js';
 
 /** Appends `text` on a new line, unless the content is empty or already ends with one. */
 export function appendText(content: string, text: string): string {

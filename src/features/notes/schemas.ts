@@ -1,21 +1,8 @@
 import { type Static, Type } from 'typebox';
 import type { HeaderDoc } from '../../http/schemas.js';
+import { NOTE_COLORS, type NoteColor } from '../../shared/colors.js';
 
-export const NOTE_COLORS = [
-  'default',
-  'coral',
-  'peach',
-  'sand',
-  'mint',
-  'sage',
-  'fog',
-  'storm',
-  'dusk',
-  'blossom',
-  'clay',
-  'chalk',
-] as const;
-export type NoteColor = (typeof NOTE_COLORS)[number];
+export { NOTE_COLORS, type NoteColor };
 
 export const MAX_TITLE_LENGTH = 1_000; // D-ERR-5
 export const MAX_CONTENT_LENGTH = 1_000_000; // D-ERR-5

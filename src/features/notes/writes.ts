@@ -4,12 +4,12 @@
  * import) writes it.
  */
 import type { Db } from '../../db/connection.js';
+import { extractHashtags } from '../../shared/hashtags.js';
 import { type AttachmentRow, attachmentsOfNotes } from '../attachments/store.js';
 import { recordRevision } from '../revisions/service.js';
 import { indexText } from '../search/searchText.js';
 import { deleteSearchDocuments, writeSearchDocument } from '../search/store.js';
 import { recordTombstones } from '../sync/store.js';
-import { extractHashtags } from '../tags/hashtags.js';
 import { addNoteTags, deleteUnusedTags, replaceNoteTags, tagIdsOfNotes } from '../tags/store.js';
 import {
   columnPatch,

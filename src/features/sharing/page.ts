@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readLines } from '../notes/markdown.js';
+import { readLines } from '../../shared/markdown.js';
 import type { NoteColor } from '../notes/schemas.js';
 import type { SharedNoteView } from './service.js';
 

@@ -2,6 +2,8 @@ import { diffIndices } from 'node-diff3';
 
 /**
  * Line-by-line three-way merge of a text (D-SYNC-9): pure, no database, unit-tested directly.
+ * Shared by the server's push and the web app's sync engine (web/src/sync), so a device merges
+ * before pushing exactly as the server would merge after (no node: imports here).
  *
  * The line diffs (longest common subsequence) come from node-diff3. Its own diff3Merge is not
  * used as is: like diff3 and git it calls two edits a conflict when they merely touch, so two

@@ -1,4 +1,4 @@
-import { linesOutsideCode } from '../notes/markdown.js';
+import { linesOutsideCode } from './markdown.js';
 
 /**
  * Hashtag extraction (D-TAG-1): `#` at the start of the text or after whitespace or an opening

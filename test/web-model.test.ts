@@ -1,0 +1,199 @@
+/** The web app's pure rules: display order, sortOrder of new and moved notes, checklist edits,
+ * labels, search and the masonry layout (web/src/model). */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import {
+  addItem,
+  checklistItems,
+  fromChecklist,
+  moveItem,
+  removeItem,
+  setItemChecked,
+  setItemText,
+  toChecklist,
+} from '../web/src/model/checklist.js';
+import { addLabel, allLabels, isTagsOnlyLine, labelName } from '../web/src/model/labels.js';
+import { columnCount, masonryColumns } from '../web/src/model/masonry.js';
+import {
+  compareNotes,
+  SORT_ORDER_STEP,
+  sortOrderOnTop,
+  sortOrdersForMove,
+} from '../web/src/model/ordering.js';
+import { noteMatcher } from '../web/src/model/search.js';
+import type { LocalNote } from '../web/src/sync/index.js';
+
+let nextId = 0;
+function note(fields: Partial<LocalNote> = {}): LocalNote {
+  return {
+    id: `n${nextId++}`,
+    ownerId: 1,
+    title: '',
+    content: '',
+    color: 'default',
+    pinned: false,
+    archived: false,
+    trashed: false,
+    trashedAt: null,
+    checklistMode: false,
+    sortOrder: 0,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    version: 1,
+    tags: [],
+    attachments: [],
+    pending: false,
+    ...fields,
+  };
+}
+
+describe('display order (docs/api.md: pinned, sortOrder, then newest update)', () => {
+  it('puts pinned first, then ascending sortOrder, then the most recently updated', () => {
+    const notes = [
+      note({ title: 'old', sortOrder: 5, updatedAt: '2026-01-01T00:00:00.000Z' }),
+      note({ title: 'new', sortOrder: 5, updatedAt: '2026-02-01T00:00:00.000Z' }),
+      note({ title: 'low', sortOrder: -10 }),
+      note({ title: 'pinned', pinned: true, sortOrder: 100 }),
+    ];
+    assert.deepEqual(
+      notes.sort(compareNotes).map((n) => n.title),
+      ['pinned', 'low', 'new', 'old'],
+    );
+  });
+
+  it('gives a new note a sortOrder above every note', () => {
+    assert.equal(sortOrderOnTop([]), 0);
+    assert.equal(sortOrderOnTop([note({ sortOrder: 3 }), note({ sortOrder: -7 })]), -7 - SORT_ORDER_STEP);
+  });
+
+  it('moves with one write (the midpoint) when there is room, and lands where asked', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: -1e6, max: 1e6 }), { minLength: 2, maxLength: 12 }),
+        fc.nat(),
+        fc.nat(),
+        (orders, from, to) => {
+          const section = orders.sort((a, b) => a - b).map((sortOrder) => note({ sortOrder }));
+          const moved = section[from % section.length]!;
+          const target = to % section.length;
+          const writes = sortOrdersForMove(section, moved, target);
+          const after = section
+            .map((n) => ({ ...n, sortOrder: writes.get(n.id) ?? n.sortOrder }))
+            .sort(compareNotes)
+            .map((n) => n.id);
+          const expected = section.filter((n) => n !== moved).map((n) => n.id);
+          expected.splice(target, 0, moved.id);
+          assert.deepEqual(after, expected);
+        },
+      ),
+    );
+  });
+
+  it('renumbers the section when neighbours leave no room (notes that all kept sortOrder 0)', () => {
+    const section = [note(), note(), note()];
+    const [first, second, third] = section;
+    const writes = sortOrdersForMove(section, first!, 1);
+    assert.deepEqual(
+      [...writes],
+      [
+        [second!.id, 0],
+        [first!.id, SORT_ORDER_STEP],
+        [third!.id, 2 * SORT_ORDER_STEP],
+      ],
+    );
+  });
+});
+
+describe('checklist edits (D-NOTE-6)', () => {
+  const list = '- [ ] milk\n- [x] bread\n- [ ] eggs';
+
+  it('ticks by changing one character: no line moves (Completed is display only)', () => {
+    assert.equal(setItemChecked(list, 0, true), '- [x] milk\n- [x] bread\n- [ ] eggs');
+    assert.equal(setItemChecked(list, 1, false), '- [ ] milk\n- [ ] bread\n- [ ] eggs');
+  });
+
+  it('reads items with the server reader: not inside code fences', () => {
+    const content = '- [ ] real\n```\n- [ ] code\n```';
+    assert.deepEqual(
+      checklistItems(content).map((item) => item.text),
+      ['real'],
+    );
+    assert.equal(setItemChecked(content, 2, true), content);
+  });
+
+  it('edits, adds after the last item, removes and reorders items', () => {
+    assert.equal(setItemText(list, 2, 'ham'), '- [ ] milk\n- [x] bread\n- [ ] ham');
+    assert.equal(addItem('Shopping\n- [ ] milk\nnotes', 'tea'), 'Shopping\n- [ ] milk\n- [ ] tea\nnotes');
+    assert.equal(addItem('', 'tea'), '- [ ] tea');
+    assert.equal(removeItem(list, 1), '- [ ] milk\n- [ ] eggs');
+    assert.equal(moveItem(list, 0, 1), '- [x] bread\n- [ ] milk\n- [ ] eggs');
+    assert.equal(moveItem(list, 0, -1), list);
+  });
+
+  it('converts text to a list and back without losing words', () => {
+    assert.equal(toChecklist('milk\n\nbread'), '- [ ] milk\n\n- [ ] bread');
+    assert.equal(fromChecklist(list), 'milk\nbread\neggs');
+    fc.assert(
+      fc.property(fc.array(fc.stringMatching(/^[a-z][a-z ]{0,10}[a-z]$/), { maxLength: 6 }), (lines) => {
+        const text = lines.join('\n');
+        assert.equal(fromChecklist(toChecklist(text)), text);
+      }),
+    );
+  });
+});
+
+describe('labels (hashtags, D-TAG-1)', () => {
+  it('lists the hashtags of the notes with the server rules', () => {
+    assert.deepEqual(
+      allLabels([note({ content: 'a #Work and #home' }), note({ title: '#work', content: '`#no`' })]),
+      ['home', 'work'],
+    );
+  });
+
+  it('appends to a trailing tags-only line, or starts one', () => {
+    assert.equal(addLabel('milk', 'Errands'), 'milk\n#errands');
+    assert.equal(addLabel('milk\n#errands', '#home'), 'milk\n#errands #home');
+    assert.equal(addLabel('', 'x y'), '#x-y');
+    assert.equal(labelName('  ##Big Trip '), 'big-trip');
+    assert.ok(isTagsOnlyLine('#a #b'));
+    assert.ok(!isTagsOnlyLine('see #a'));
+  });
+});
+
+describe('search', () => {
+  const trip = note({ title: 'Trip', content: 'Lisbon and Porto #travel', color: 'coral' });
+  const list = note({ title: 'Groceries', content: '- [ ] crème fraîche', checklistMode: true });
+  const trashed = note({ title: 'Trip draft', trashed: true });
+  const find = (query: string, filters = {}) =>
+    [trip, list, trashed].filter(noteMatcher(query, filters)).map((n) => n.title);
+
+  it('matches every word, ignoring case and accents; never trashed notes', () => {
+    assert.deepEqual(find('trip'), ['Trip']);
+    assert.deepEqual(find('PORTO lisbon'), ['Trip']);
+    assert.deepEqual(find('creme'), ['Groceries']);
+    assert.deepEqual(find('porto milk'), []);
+  });
+
+  it('filters by lists, color and label', () => {
+    assert.deepEqual(find('', { lists: true }), ['Groceries']);
+    assert.deepEqual(find('', { color: 'coral' }), ['Trip']);
+    assert.deepEqual(find('', { label: 'travel' }), ['Trip']);
+    assert.deepEqual(find('', { images: true }), []);
+  });
+});
+
+describe('masonry layout', () => {
+  it('fills the shortest column, so the first notes make the top row left to right', () => {
+    const heights: Record<string, number> = { a: 5, b: 1, c: 1, d: 1 };
+    assert.deepEqual(
+      masonryColumns(['a', 'b', 'c', 'd'], 3, (id) => heights[id]!),
+      [['a'], ['b', 'd'], ['c']],
+    );
+  });
+
+  it('shows Keep-width columns, and two on a phone', () => {
+    assert.equal(columnCount(390), 2);
+    assert.equal(columnCount(1024), 4);
+  });
+});

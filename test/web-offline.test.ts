@@ -1,0 +1,182 @@
+/**
+ * The web app offline in Debian's Chromium (issue 13): the service worker starts it with the
+ * network cut and with the server stopped; edits made meanwhile reach the server when it is back;
+ * two browsers converge; plain http on a non-local name works online and says why offline cannot.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ServerNote } from '../web/src/sync/index.js';
+import {
+  eventually,
+  launchChromium,
+  signedInContext,
+  skipWithoutChromium as skip,
+} from './helpers/browser.js';
+import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { buildWebApp } from './helpers/webApp.js';
+
+/** A name that resolves to loopback but is not "localhost": an insecure context on plain http. */
+const LAN_NAME = 'notes.test';
+
+let browser: Browser;
+before(async () => {
+  buildWebApp();
+  browser = await launchChromium([`--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`]);
+});
+after(() => browser?.close());
+
+const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
+
+async function compose(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Take a note…' }).click();
+  await page.getByRole('textbox', { name: 'Take a note…' }).fill(text);
+  await page.getByRole('button', { name: 'Close' }).click();
+  await card(page, text).waitFor();
+}
+
+/** What the person does when coming back to the tab: the engine pulls and pushes on focus. */
+const focus = (page: Page) => page.evaluate(() => window.dispatchEvent(new Event('focus')));
+
+describe('offline with a service worker', { skip }, () => {
+  let server: TestServer;
+  let owner: TestClient;
+  let context: BrowserContext;
+  let page: Page;
+  const notes = async () => (await owner.get<ServerNote[]>('/api/notes')).body;
+  const hasNote = async (text: string) =>
+    assert.ok(
+      (await notes()).some((note) => note.content === text),
+      `the server has "${text}"`,
+    );
+
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server.url);
+    context = await signedInContext(browser, owner);
+    page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByRole('textbox', { name: 'Take a note…' }).waitFor();
+    // The worker precached the shell and controls the page.
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await eventually(async () =>
+      assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null)),
+    );
+  });
+  after(async () => {
+    await context?.close();
+    await server?.close();
+  });
+
+  it('with the network cut: creates, searches, reloads, and syncs when the network is back', async () => {
+    await compose(page, 'Written online');
+    await eventually(() => hasNote('Written online'));
+    await context.setOffline(true);
+    await compose(page, 'Written offline');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('offline');
+    await eventually(async () => assert.equal(await page.getByRole('article').count(), 1));
+    await page.getByRole('searchbox', { name: 'Search' }).fill('');
+    await eventually(async () =>
+      assert.match((await page.getByRole('status').textContent())!, /1 change waiting/),
+    );
+
+    await page.reload();
+    await card(page, 'Written offline').waitFor();
+    await card(page, 'Written online').waitFor();
+    await context.setOffline(false);
+    await eventually(() => hasNote('Written offline'));
+    await eventually(async () => assert.equal(await page.getByRole('status').textContent(), 'All saved'));
+  });
+
+  it('with the server stopped: starts from the cache, keeps edits, and pushes them after a restart', async () => {
+    const { dataDir } = server;
+    const port = Number(new URL(server.url).port);
+    await server.close({ keepData: true });
+    await page.reload();
+    await card(page, 'Written offline').waitFor();
+    await compose(page, 'Written while the server was down');
+    await focus(page);
+    await eventually(async () => assert.match((await page.getByRole('status').textContent())!, /waiting/));
+
+    server = await startServer({ dataDir, port });
+    await focus(page);
+    await eventually(() => hasNote('Written while the server was down'));
+  });
+
+  it('two browsers editing one note offline converge on both fields, and show it', async () => {
+    const other = await signedInContext(browser, owner);
+    const otherPage = await other.newPage();
+    await otherPage.goto(server.url);
+    await card(otherPage, 'Written online').waitFor();
+
+    await context.setOffline(true);
+    await other.setOffline(true);
+    await card(page, 'Written online').getByRole('button', { name: 'Pin' }).click();
+    await card(otherPage, 'Written online').hover();
+    await card(otherPage, 'Written online').getByRole('button', { name: 'Background options' }).click();
+    await otherPage.getByRole('button', { name: 'Sage', exact: true }).click();
+    await context.setOffline(false);
+    await other.setOffline(false);
+
+    await eventually(async () => {
+      await Promise.all([focus(page), focus(otherPage)]);
+      const note = (await notes()).find((candidate) => candidate.content === 'Written online')!;
+      assert.deepEqual([note.pinned, note.color], [true, 'sage']);
+      for (const each of [page, otherPage]) {
+        const shown = card(each, 'Written online');
+        assert.equal(await shown.getByRole('button', { name: 'Unpin' }).count(), 1);
+        assert.match((await shown.getAttribute('class'))!, /note-sage/);
+      }
+    }, 30_000);
+    await other.close();
+  });
+
+  it('a session ended elsewhere keeps the edits, says "signed out, N changes waiting", and signs in again', async () => {
+    const device = new TestClient(server.url);
+    await device.post('/api/auth/login', { password: OWNER_PASSWORD });
+    const signedOut = await signedInContext(browser, device);
+    const devicePage = await signedOut.newPage();
+    await devicePage.goto(server.url);
+    await card(devicePage, 'Written online').waitFor();
+    assert.equal((await device.post('/api/auth/logout')).status, 200);
+
+    await compose(devicePage, 'Typed after the session ended');
+    await eventually(async () =>
+      assert.equal(await devicePage.getByRole('status').textContent(), 'Signed out, 1 change waiting'),
+    );
+    await devicePage.getByText('Signed out: sign in to sync (1 change waiting)').waitFor();
+    await devicePage.getByLabel('Password').fill(OWNER_PASSWORD);
+    await devicePage.getByRole('button', { name: 'Sign in' }).click();
+    await eventually(() => hasNote('Typed after the session ended'));
+    await eventually(async () =>
+      assert.equal(await devicePage.getByRole('button', { name: 'Sign in' }).count(), 0),
+    );
+    await signedOut.close();
+  });
+});
+
+describe('plain http on a name other than localhost', { skip }, () => {
+  it('runs online without a service worker and says once that offline start needs HTTPS', async () => {
+    const server = await startServer({ env: { ALLOWED_HOSTS: LAN_NAME } });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const url = server.url.replace('127.0.0.1', LAN_NAME);
+      await page.goto(url);
+      await page.getByLabel('Password').fill(OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      assert.equal(await page.evaluate(() => window.isSecureContext), false);
+      assert.equal(await page.evaluate(() => 'serviceWorker' in navigator), false);
+      await page.getByText('needs HTTPS or localhost', { exact: false }).waitFor();
+      await compose(page, 'Saved over plain http');
+      await page.getByRole('button', { name: 'Got it' }).click();
+      await page.reload();
+      await card(page, 'Saved over plain http').waitFor();
+      assert.equal(await page.getByText('needs HTTPS or localhost', { exact: false }).count(), 0);
+    } finally {
+      await context.close();
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Who is signed in on this device, and the sync engine of that person. Start-up never waits for
+ * the network: the last user's notes open from IndexedDB first, then /api/auth/status says
+ * whether the session still holds (docs/webapp.md). A lost session keeps every local change
+ * and asks to sign in again; signing out deletes the local database.
+ */
+import { signal } from '@preact/signals';
+import { deleteLocalData, openSyncEngine } from '../sync/index.js';
+import { type AuthStatus, fetchAuthStatus, setupOwner, signIn, signOut } from './api.js';
+import { attachEngine, engine } from './state.js';
+
+export type Screen =
+  | { kind: 'loading' }
+  | { kind: 'unreachable' }
+  | { kind: 'setup' }
+  | { kind: 'signIn' }
+  | { kind: 'notes' };
+export const screen = signal<Screen>({ kind: 'loading' });
+/** The server no longer knows this device's session: the notes stay, the sign-in form shows. */
+export const sessionLost = signal(false);
+
+const USER_KEY = 'keepsake:user';
+
+function rememberedUser(): string | null {
+  return localStorage.getItem(USER_KEY);
+}
+
+let detach: (() => void) | null = null;
+
+async function closeEngine(): Promise<void> {
+  detach?.();
+  detach = null;
+  const current = engine.value;
+  engine.value = null;
+  await current?.close();
+}
+
+async function openNotesOf(userId: string): Promise<void> {
+  if (engine.value?.userId !== userId) {
+    await closeEngine();
+    detach = attachEngine(await openSyncEngine({ userId, baseUrl: '' }));
+    localStorage.setItem(USER_KEY, userId);
+  }
+  screen.value = { kind: 'notes' };
+}
+
+export async function boot(): Promise<void> {
+  const remembered = rememberedUser();
+  if (remembered) await openNotesOf(remembered);
+  let status: AuthStatus;
+  try {
+    status = await fetchAuthStatus();
+  } catch {
+    // Offline or the server is down: the local notes are on screen already, or nothing can be.
+    if (!remembered) screen.value = { kind: 'unreachable' };
+    return;
+  }
+  if (status.authenticated && status.user) await openNotesOf(String(status.user.id));
+  else if (remembered) sessionLost.value = true;
+  else screen.value = { kind: status.setupRequired ? 'setup' : 'signIn' };
+}
+
+/** Setup or sign-in, then this user's notes (another user's never mix in: one database each). */
+export async function authenticate(mode: 'setup' | 'signIn', password: string, email: string): Promise<void> {
+  await (mode === 'setup' ? setupOwner : signIn)(password, email);
+  const status = await fetchAuthStatus();
+  if (!status.user) throw new Error('Signed in, but the session did not hold: are cookies blocked?');
+  sessionLost.value = false;
+  await openNotesOf(String(status.user.id));
+  await engine.value?.syncNow();
+}
+
+/** Sign-out deletes this device's copy; unsynced changes would go with it, so it asks first. */
+export async function signOutHere(): Promise<void> {
+  const current = engine.value;
+  if (!current) return;
+  const waiting = current.status().waiting;
+  if (
+    waiting > 0 &&
+    !confirm(`${waiting} change(s) are not on the server yet and would be lost. Sign out anyway?`)
+  ) {
+    return;
+  }
+  // Offline, the server's session outlives this; the device's copy goes all the same.
+  await signOut().catch(() => undefined);
+  await closeEngine();
+  await deleteLocalData(current.userId);
+  localStorage.removeItem(USER_KEY);
+  sessionLost.value = false;
+  screen.value = { kind: 'signIn' };
+}

@@ -1,0 +1,93 @@
+/**
+ * Keep's keyboard shortcuts (issue 13): c, l, /, j/k, Shift+J/K, Enter, e, #, f, x, Esc, ?.
+ * Inactive while typing in a field or with a dialog open (Escape closes those itself).
+ */
+import { signal } from '@preact/signals';
+import type { LocalNote } from '../sync/index.js';
+import { moveNote, moveToTrash, setArchived, setPinned, toggleSelected } from './actions.js';
+import { editing, focused, selection } from './state.js';
+
+/** Asks the composer to open, for a note or a list (c and l). */
+export const composerRequest = signal<{ list: boolean } | null>(null);
+export const helpOpen = signal(false);
+
+function isTyping(target: EventTarget | null): boolean {
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))
+  );
+}
+
+function focusCard(id: string | undefined): void {
+  if (!id) return;
+  focused.value = id;
+  document.querySelector<HTMLElement>(`[data-note-id="${id}"]`)?.focus();
+}
+
+/** The notes the action keys act on: the selection, else the focused card. */
+function targets(shown: LocalNote[]): LocalNote[] {
+  if (selection.value.size > 0) return shown.filter((note) => selection.value.has(note.id));
+  return shown.filter((note) => note.id === focused.value);
+}
+
+/** Installs the shortcuts; `shown()` is the notes of the current view in display order. */
+export function installShortcuts(shown: () => LocalNote[]): () => void {
+  const onKey = (event: KeyboardEvent) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    if (isTyping(event.target) || document.querySelector('dialog[open]')) return;
+    const notes = shown();
+    const index = notes.findIndex((note) => note.id === focused.value);
+    const acted = targets(notes);
+    const ids = acted.map((note) => note.id);
+    const handlers: Record<string, () => void> = {
+      c: () => (composerRequest.value = { list: false }),
+      l: () => (composerRequest.value = { list: true }),
+      '/': () => document.querySelector<HTMLInputElement>('input[type="search"]')?.focus(),
+      j: () => focusCard(notes[Math.min(index + 1, notes.length - 1)]?.id),
+      k: () => focusCard(notes[Math.max(index - 1, 0)]?.id),
+      J: () => move(notes, index, 1),
+      K: () => move(notes, index, -1),
+      Enter: () => {
+        if (focused.value) editing.value = focused.value;
+      },
+      e: () => ids.length && void setArchived(ids, !acted.every((note) => note.archived)),
+      '#': () => ids.length && void moveToTrash(ids),
+      f: () => ids.length && void setPinned(ids, !acted.every((note) => note.pinned)),
+      x: () => focused.value && toggleSelected(focused.value),
+      Escape: () => (selection.value = new Set()),
+      '?': () => (helpOpen.value = true),
+    };
+    const handler = handlers[event.key];
+    if (!handler) return;
+    event.preventDefault();
+    handler();
+  };
+  document.addEventListener('keydown', onKey);
+  return () => document.removeEventListener('keydown', onKey);
+}
+
+/** Shift+J/K: the focused note swaps places with its neighbour in the same section. */
+function move(notes: LocalNote[], index: number, step: 1 | -1): void {
+  const note = notes[index];
+  if (!note) return;
+  const section = notes.filter((other) => other.pinned === note.pinned);
+  const at = section.indexOf(note);
+  const to = at + step;
+  if (to < 0 || to >= section.length) return;
+  void moveNote(section, note, to).then(() => focusCard(note.id));
+}
+
+export const SHORTCUTS: [string, string][] = [
+  ['c', 'New note'],
+  ['l', 'New list'],
+  ['/', 'Search'],
+  ['j / k', 'Next / previous note'],
+  ['Shift+J / Shift+K', 'Move note down / up'],
+  ['Enter', 'Open note'],
+  ['e', 'Archive'],
+  ['#', 'Move to trash'],
+  ['f', 'Pin or unpin'],
+  ['x', 'Select'],
+  ['Esc', 'Close, clear selection'],
+  ['?', 'This list'],
+];

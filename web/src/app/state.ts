@@ -1,0 +1,100 @@
+/**
+ * The UI's state, as signals: what the sync engine holds (re-read on its events), where the
+ * person is (route), and what is on screen (search, selection, editor, snackbar).
+ */
+import { computed, signal } from '@preact/signals';
+import { allLabels } from '../model/labels.js';
+import { compareNotes } from '../model/ordering.js';
+import type { SearchFilters } from '../model/search.js';
+import type { LocalNote, SyncEngine, SyncStatus } from '../sync/index.js';
+
+export const engine = signal<SyncEngine | null>(null);
+/** Bumped on every engine event that touches notes: the computed views below re-read them. */
+const notesRevision = signal(0);
+export const syncStatus = signal<SyncStatus>({ phase: 'idle', waiting: 0, lastSyncedAt: null });
+
+export function attachEngine(next: SyncEngine): () => void {
+  engine.value = next;
+  syncStatus.value = next.status();
+  notesRevision.value++;
+  return next.subscribe((event) => {
+    if (event.notes) notesRevision.value++;
+    if (event.status) syncStatus.value = next.status();
+    if (event.notice) showSnackbar(event.notice.message);
+  });
+}
+
+/** Every note on the device, in display order. */
+export const sortedNotes = computed<LocalNote[]>(() => {
+  notesRevision.value;
+  const current = engine.value;
+  return current ? [...current.notes().values()].sort(compareNotes) : [];
+});
+
+export const labels = computed(() => allLabels(sortedNotes.value.filter((note) => !note.trashed)));
+
+export function noteById(id: string): LocalNote | undefined {
+  notesRevision.value;
+  return engine.value?.notes().get(id);
+}
+
+// ---- Route ----
+
+export type Route =
+  | { view: 'notes' }
+  | { view: 'archive' }
+  | { view: 'trash' }
+  | { view: 'label'; label: string };
+
+export function routeFromPath(pathname: string): Route {
+  if (pathname === '/archive') return { view: 'archive' };
+  if (pathname === '/trash') return { view: 'trash' };
+  const label = /^\/label\/(.+)$/.exec(pathname)?.[1];
+  if (label) return { view: 'label', label: decodeURIComponent(label) };
+  return { view: 'notes' };
+}
+
+export function pathOf(route: Route): string {
+  if (route.view === 'label') return `/label/${encodeURIComponent(route.label)}`;
+  return route.view === 'notes' ? '/' : `/${route.view}`;
+}
+
+export const route = signal<Route>(routeFromPath(location.pathname));
+
+export function navigate(next: Route): void {
+  history.pushState(null, '', pathOf(next));
+  route.value = next;
+  selection.value = new Set();
+}
+
+addEventListener('popstate', () => {
+  route.value = routeFromPath(location.pathname);
+});
+
+// ---- On screen ----
+
+export const query = signal('');
+export const filters = signal<SearchFilters>({});
+export const selection = signal<ReadonlySet<string>>(new Set());
+/** The note open in the editor. */
+export const editing = signal<string | null>(null);
+/** The card with the keyboard's attention (j/k). */
+export const focused = signal<string | null>(null);
+
+const LAYOUT_KEY = 'keepsake:layout';
+export const layout = signal<'grid' | 'list'>(localStorage.getItem(LAYOUT_KEY) === 'list' ? 'list' : 'grid');
+export function toggleLayout(): void {
+  layout.value = layout.value === 'grid' ? 'list' : 'grid';
+  localStorage.setItem(LAYOUT_KEY, layout.value);
+}
+
+export interface Snackbar {
+  message: string;
+  undo?: () => void;
+  id: number;
+}
+export const snackbar = signal<Snackbar | null>(null);
+let snackbarId = 0;
+export function showSnackbar(message: string, undo?: () => void): void {
+  snackbar.value = { message, undo, id: ++snackbarId };
+}

@@ -1,0 +1,184 @@
+import { useSignal } from '@preact/signals';
+import { useEffect, useRef } from 'preact/hooks';
+import { emptyTrash } from '../app/actions.js';
+import { authenticate, boot, screen, sessionLost, signOutHere } from '../app/session.js';
+import { installShortcuts } from '../app/shortcuts.js';
+import { filters, labels, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
+import { isSearching, notesOfView } from '../app/views.js';
+import { prepareSearch } from '../model/search.js';
+import type { LocalNote } from '../sync/index.js';
+import { AuthForm } from './AuthScreen.js';
+import { Composer } from './Composer.js';
+import { Editor } from './Editor.js';
+import { NoteGrid } from './NoteGrid.js';
+import { ShortcutsHelp } from './ShortcutsHelp.js';
+import { Sidebar } from './Sidebar.js';
+import { Snackbar } from './Snackbar.js';
+import { waitingText } from './SyncIndicator.js';
+import { SearchFilters, TopBar } from './TopBar.js';
+
+export function App() {
+  useEffect(() => {
+    void boot();
+  }, []);
+  const current = screen.value;
+  if (current.kind === 'loading') return <main class="splash" aria-busy="true" />;
+  if (current.kind === 'unreachable') {
+    return (
+      <main class="auth">
+        <div class="auth-form">
+          <h1>Can't reach the server</h1>
+          <p>This device has no notes stored yet, so the first visit needs the server.</p>
+          <button type="button" class="primary" onClick={() => void boot()}>
+            Try again
+          </button>
+        </div>
+      </main>
+    );
+  }
+  if (current.kind !== 'notes') {
+    return (
+      <main class="auth">
+        <AuthForm
+          mode={current.kind}
+          onSubmit={(password, email) =>
+            authenticate(current.kind === 'setup' ? 'setup' : 'signIn', password, email)
+          }
+        />
+      </main>
+    );
+  }
+  return <NotesApp />;
+}
+
+const INSECURE_NOTICE_KEY = 'keepsake:insecure-notice-seen';
+
+function NotesApp() {
+  const menuOpen = useSignal(false);
+  const insecureNotice = useSignal(!window.isSecureContext && !localStorage.getItem(INSECURE_NOTICE_KEY));
+  const shown = notesOfView(sortedNotes.value, route.value, query.value, filters.value);
+  const shownRef = useRef<LocalNote[]>(shown);
+  shownRef.current = shown;
+  useEffect(() => installShortcuts(() => shownRef.current), []);
+  useEffect(() => prepareSearch(sortedNotes.value), [sortedNotes.value]);
+  // On a phone the menu covers the notes: choosing a view closes it.
+  useEffect(() => {
+    menuOpen.value = false;
+  }, [route.value]);
+
+  const view = route.value.view;
+  const searching = isSearching(query.value, filters.value);
+  const selected = shown.filter((note) => selection.value.has(note.id));
+  const signedOut = sessionLost.value || syncStatus.value.phase === 'signedOut';
+  return (
+    <div class="app">
+      <TopBar
+        onMenu={() => (menuOpen.value = !menuOpen.value)}
+        onSignOut={() => void signOutHere()}
+        selected={selected}
+      />
+      <div class="body">
+        <Sidebar open={menuOpen.value} />
+        <main class="content">
+          {insecureNotice.value && (
+            <div class="notice">
+              <p>
+                This address is plain http, so the app works while online and keeps your edits while this tab
+                is open, but it cannot start offline or be installed: that needs HTTPS or localhost (see
+                docs/webapp.md).
+              </p>
+              <button
+                type="button"
+                class="text-button"
+                onClick={() => {
+                  localStorage.setItem(INSECURE_NOTICE_KEY, '1');
+                  insecureNotice.value = false;
+                }}
+              >
+                Got it
+              </button>
+            </div>
+          )}
+          {signedOut && (
+            <div class="notice signed-out">
+              <AuthForm
+                mode="signIn"
+                notice={`Signed out: sign in to sync (${waitingText(syncStatus.value.waiting)}). Your notes stay on this device.`}
+                onSubmit={(password, email) => authenticate('signIn', password, email)}
+              />
+            </div>
+          )}
+          {searching && <SearchFilters />}
+          {(view === 'notes' || view === 'label') && !searching && <Composer />}
+          {view === 'trash' && !searching && (
+            <div class="trash-bar">
+              <p>
+                Notes in Trash are deleted forever after the server's retention period (30 days unless set
+                otherwise).
+              </p>
+              <button
+                type="button"
+                class="text-button"
+                onClick={() => void emptyTrash()}
+                disabled={shown.length === 0}
+              >
+                Empty trash
+              </button>
+            </div>
+          )}
+          {/* Only the whole list is reordered: in a filtered one, hidden notes sit between the cards. */}
+          <Sections
+            notes={shown}
+            empty={emptyText(view, searching)}
+            reorderable={view === 'notes' && !searching}
+          />
+        </main>
+      </div>
+      <datalist id="label-suggestions">
+        {labels.value.map((label) => (
+          <option key={label} value={label} />
+        ))}
+      </datalist>
+      <Editor />
+      <ShortcutsHelp />
+      <Snackbar />
+    </div>
+  );
+}
+
+function emptyText(view: string, searching: boolean): string {
+  if (searching) return 'No matching notes';
+  if (view === 'archive') return 'Your archived notes appear here';
+  if (view === 'trash') return 'No notes in Trash';
+  return 'Notes you add appear here';
+}
+
+/** Pinned and Others, headed, when anything is pinned (as in Keep); otherwise one grid. */
+function Sections({
+  notes,
+  empty,
+  reorderable,
+}: {
+  notes: LocalNote[];
+  empty: string;
+  reorderable: boolean;
+}) {
+  if (notes.length === 0) return <p class="empty">{empty}</p>;
+  const pinned = notes.filter((note) => note.pinned && !note.trashed);
+  if (pinned.length === 0) return <NoteGrid notes={notes} reorderable={reorderable} />;
+  const others = notes.filter((note) => !note.pinned || note.trashed);
+  return (
+    <>
+      <section aria-labelledby="pinned-heading">
+        <h2 id="pinned-heading">Pinned</h2>
+        <NoteGrid notes={pinned} reorderable={reorderable} />
+      </section>
+      {others.length > 0 && (
+        <section aria-labelledby="others-heading">
+          <h2 id="others-heading">Others</h2>
+          <NoteGrid notes={others} reorderable={reorderable} />
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+import { useSignal } from '@preact/signals';
+import { useEffect, useRef } from 'preact/hooks';
+import { createNote, isEmptyNote } from '../app/actions.js';
+import { composerRequest } from '../app/shortcuts.js';
+import { toChecklist } from '../model/checklist.js';
+import type { NoteColor } from '../sync/index.js';
+import { ColorPicker } from './ColorPicker.js';
+import { ChecklistToggle, PinButton } from './NoteActions.js';
+
+/**
+ * "Take a note…": a bar that expands in place into title, text and a toolbar. Closing it (Close,
+ * Escape, a click outside, leaving the page) keeps the note unless it is empty.
+ */
+export function Composer() {
+  const expanded = useSignal(false);
+  const title = useSignal('');
+  const content = useSignal('');
+  const checklist = useSignal(false);
+  const pinned = useSignal(false);
+  const color = useSignal<NoteColor>('default');
+  const form = useRef<HTMLFormElement>(null);
+  const text = useRef<HTMLTextAreaElement>(null);
+
+  const close = () => {
+    if (!expanded.value) return;
+    const note = { title: title.value, content: content.value };
+    if (!isEmptyNote(note)) {
+      void createNote({
+        title: note.title.trim(),
+        content: checklist.value ? toChecklist(note.content) : note.content,
+        checklistMode: checklist.value,
+        pinned: pinned.value,
+        color: color.value,
+      });
+    }
+    expanded.value = false;
+    title.value = content.value = '';
+    checklist.value = pinned.value = false;
+    color.value = 'default';
+  };
+
+  useEffect(() => {
+    const outside = (event: PointerEvent) => {
+      if (form.current && !form.current.contains(event.target as Node)) close();
+    };
+    document.addEventListener('pointerdown', outside);
+    addEventListener('pagehide', close);
+    return () => {
+      document.removeEventListener('pointerdown', outside);
+      removeEventListener('pagehide', close);
+    };
+  }, []);
+
+  // The c and l shortcuts.
+  useEffect(
+    () =>
+      composerRequest.subscribe((request) => {
+        if (!request) return;
+        // Handled: a composer mounted later (another view) must not open by itself.
+        composerRequest.value = null;
+        expanded.value = true;
+        checklist.value = request.list;
+        text.current?.focus();
+      }),
+    [],
+  );
+
+  return (
+    <form
+      ref={form}
+      class={`composer note-${color.value}${expanded.value ? ' expanded' : ''}`}
+      onSubmit={(event) => event.preventDefault()}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' || (event.key === 'Enter' && (event.ctrlKey || event.metaKey))) {
+          event.preventDefault();
+          close();
+          (event.target as HTMLElement).blur();
+        }
+      }}
+    >
+      {expanded.value && (
+        <div class="composer-head">
+          <input
+            class="title-input"
+            aria-label="Title"
+            placeholder="Title"
+            value={title.value}
+            onInput={(event) => (title.value = event.currentTarget.value)}
+          />
+          <PinButton pinned={pinned.value} onClick={() => (pinned.value = !pinned.value)} />
+        </div>
+      )}
+      <textarea
+        ref={text}
+        class="text-input"
+        aria-label="Take a note…"
+        placeholder={checklist.value ? 'List item' : 'Take a note…'}
+        rows={expanded.value ? 3 : 1}
+        value={content.value}
+        onFocus={() => (expanded.value = true)}
+        onInput={(event) => (content.value = event.currentTarget.value)}
+      />
+      {expanded.value && (
+        <div class="toolbar">
+          <ChecklistToggle on={checklist.value} onClick={() => (checklist.value = !checklist.value)} />
+          <ColorPicker value={color.value} onPick={(picked) => (color.value = picked)} />
+          <span class="spacer" />
+          <button type="button" class="text-button" onClick={close}>
+            Close
+          </button>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,153 @@
+import { useSignal } from '@preact/signals';
+import { Tag } from 'lucide-preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { isEmptyNote, setPinned, updateNotes } from '../app/actions.js';
+import { editing, noteById } from '../app/state.js';
+import { fromChecklist, toChecklist } from '../model/checklist.js';
+import { addLabel, labelName } from '../model/labels.js';
+import type { LocalNote } from '../sync/index.js';
+import { ChecklistEditor } from './ChecklistEditor.js';
+import { IconButton } from './IconButton.js';
+import { ChecklistToggle, NoteActions, PinButton } from './NoteActions.js';
+
+/** Typing is written this long after the last keystroke (and at once on close). */
+const SAVE_DELAY_MS = 300;
+
+/** The open note: a modal dialog on desktop, full screen on a phone; saves as you type. */
+export function Editor() {
+  const id = editing.value;
+  const note = id ? noteById(id) : undefined;
+  if (!id || !note) return null;
+  return <EditorDialog key={id} note={note} />;
+}
+
+function EditorDialog({ note }: { note: LocalNote }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const title = useSignal(note.title);
+  const content = useSignal(note.content);
+  const labelling = useSignal(false);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  // The note as last rendered, for the save that runs when the dialog goes away.
+  const latest = useRef(note);
+  latest.current = note;
+
+  const save = () => {
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = null;
+    const fields: { title?: string; content?: string } = {};
+    if (title.value !== latest.current.title) fields.title = title.value;
+    if (content.value !== latest.current.content) fields.content = content.value;
+    if (Object.keys(fields).length > 0) void updateNotes([note.id], fields);
+  };
+  const edit = (field: typeof title, value: string) => {
+    field.value = value;
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(save, SAVE_DELAY_MS);
+  };
+  const close = () => {
+    save();
+    editing.value = null;
+    if (isEmptyNote({ title: title.value, content: content.value }) && !note.trashed) {
+      void updateNotes([note.id], { trashed: true }, 'Empty note discarded');
+    }
+  };
+
+  // Changes from elsewhere (sync, another tab) show unless the person is typing.
+  useEffect(() => {
+    if (timer.current) return;
+    title.value = note.title;
+    content.value = note.content;
+  }, [note.title, note.content]);
+  useEffect(() => {
+    dialog.current?.showModal();
+    // Archived, trashed or deleted from the toolbar: what was typed is still written.
+    return save;
+  }, []);
+
+  const readOnly = note.trashed;
+  return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the backdrop click has Escape (onCancel) and Close for keyboards
+    <dialog
+      ref={dialog}
+      class={`editor note-${note.color}`}
+      aria-label={note.title || 'Note'}
+      onCancel={(event) => {
+        event.preventDefault();
+        close();
+      }}
+      onClick={(event) => {
+        if (event.target === dialog.current) close();
+      }}
+    >
+      <div class="editor-head">
+        <input
+          class="title-input"
+          aria-label="Title"
+          placeholder="Title"
+          value={title.value}
+          readOnly={readOnly}
+          onInput={(event) => edit(title, event.currentTarget.value)}
+        />
+        {!readOnly && (
+          <PinButton pinned={note.pinned} onClick={() => void setPinned([note.id], !note.pinned)} />
+        )}
+      </div>
+      {note.checklistMode && !readOnly ? (
+        <ChecklistEditor content={content.value} onChange={(value) => edit(content, value)} />
+      ) : (
+        <textarea
+          class="text-input"
+          aria-label="Note"
+          placeholder="Note"
+          value={content.value}
+          readOnly={readOnly}
+          rows={8}
+          onInput={(event) => edit(content, event.currentTarget.value)}
+        />
+      )}
+      {labelling.value && (
+        <input
+          class="label-input"
+          aria-label="Label name"
+          placeholder="Label name, then Enter"
+          list="label-suggestions"
+          onKeyDown={(event) => {
+            const typed = event.currentTarget.value;
+            if (event.key === 'Enter' && labelName(typed) !== '') {
+              event.preventDefault();
+              edit(content, addLabel(content.value, typed));
+              save();
+              labelling.value = false;
+            }
+          }}
+          ref={(element) => element?.focus()}
+        />
+      )}
+      <p class="edited">Edited {new Date(note.updatedAt).toLocaleString()}</p>
+      <div class="toolbar">
+        {!readOnly && (
+          <>
+            <ChecklistToggle
+              on={note.checklistMode}
+              onClick={() => {
+                const converted = note.checklistMode
+                  ? fromChecklist(content.value)
+                  : toChecklist(content.value);
+                content.value = converted;
+                void updateNotes([note.id], { checklistMode: !note.checklistMode, content: converted });
+              }}
+            />
+            <IconButton label="Add label" onClick={() => (labelling.value = !labelling.value)}>
+              <Tag size={18} />
+            </IconButton>
+          </>
+        )}
+        <NoteActions notes={[note]} withPin={false} />
+        <span class="spacer" />
+        <button type="button" class="text-button" onClick={close}>
+          Close
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,59 @@
+import { checklistItems } from '../model/checklist.js';
+import { isTagsOnlyLine, labelsOf } from '../model/labels.js';
+import type { LocalNote } from '../sync/index.js';
+
+/** The text of a card: plain lines, or the checklist's open items and a count of completed ones. */
+export function NoteText({
+  note,
+  onToggle,
+}: {
+  note: LocalNote;
+  onToggle: (line: number, checked: boolean) => void;
+}) {
+  const items = note.checklistMode ? checklistItems(note.content) : [];
+  const labels = labelsOf(note);
+  const lines = note.content.split('\n');
+  // A trailing line of hashtags only is shown as the chips below.
+  while (lines.length > 0 && (lines.at(-1)!.trim() === '' || isTagsOnlyLine(lines.at(-1)!))) lines.pop();
+  const open = items.filter((item) => !item.checked);
+  const done = items.length - open.length;
+  return (
+    <>
+      {note.checklistMode ? (
+        <ul class="card-items">
+          {open.slice(0, 10).map((item) => (
+            <li key={item.line}>
+              <label>
+                <input type="checkbox" checked={false} onChange={() => onToggle(item.line, true)} />
+                <span>{item.text}</span>
+              </label>
+            </li>
+          ))}
+          {done > 0 && (
+            <li class="card-done">+ {done === 1 ? '1 completed item' : `${done} completed items`}</li>
+          )}
+        </ul>
+      ) : (
+        lines.length > 0 && <p class="card-text">{lines.slice(0, 20).join('\n')}</p>
+      )}
+      {labels.length > 0 && (
+        <ul class="chips" aria-label="Labels">
+          {labels.map((label) => (
+            <li key={label} class="chip">
+              {label}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** An untitled note is named by its first line (the cards' accessible name, as the issue asks). */
+export function noteName(note: Pick<LocalNote, 'title' | 'content'>): string {
+  const firstLine = note.content
+    .split('\n')
+    .map((line) => line.replace(/^\s*[-*+]\s+\[[ xX]\]\s?/, '').trim())
+    .find((line) => line !== '');
+  return (note.title.trim() || firstLine || 'Empty note').slice(0, 120);
+}

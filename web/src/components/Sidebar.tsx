@@ -1,0 +1,43 @@
+import { Archive, Lightbulb, Tag, Trash2 } from 'lucide-preact';
+import type { ComponentChildren } from 'preact';
+import { labels, navigate, pathOf, type Route, route } from '../app/state.js';
+
+function NavLink({ to, children, label }: { to: Route; children: ComponentChildren; label: string }) {
+  const current = pathOf(route.value) === pathOf(to);
+  return (
+    <a
+      href={pathOf(to)}
+      class={current ? 'current' : ''}
+      aria-current={current ? 'page' : undefined}
+      onClick={(event) => {
+        event.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+      <span>{label}</span>
+    </a>
+  );
+}
+
+/** Notes, the labels (the hashtags of the notes), Archive and Trash. */
+export function Sidebar({ open }: { open: boolean }) {
+  return (
+    <nav class={`sidebar${open ? ' open' : ''}`} aria-label="Main">
+      <NavLink to={{ view: 'notes' }} label="Notes">
+        <Lightbulb size={20} aria-hidden="true" />
+      </NavLink>
+      {labels.value.map((label) => (
+        <NavLink key={label} to={{ view: 'label', label }} label={label}>
+          <Tag size={20} aria-hidden="true" />
+        </NavLink>
+      ))}
+      <NavLink to={{ view: 'archive' }} label="Archive">
+        <Archive size={20} aria-hidden="true" />
+      </NavLink>
+      <NavLink to={{ view: 'trash' }} label="Trash">
+        <Trash2 size={20} aria-hidden="true" />
+      </NavLink>
+    </nav>
+  );
+}

@@ -1,0 +1,104 @@
+import { Image, LayoutGrid, LayoutList, ListChecks, LogOut, Menu, Search, X } from 'lucide-preact';
+import { filters, layout, query, selection, toggleLayout } from '../app/state.js';
+import { COLORS } from '../model/colors.js';
+import { hasFilters } from '../model/search.js';
+import type { LocalNote } from '../sync/index.js';
+import { IconButton } from './IconButton.js';
+import { NoteActions } from './NoteActions.js';
+import { SyncIndicator } from './SyncIndicator.js';
+
+interface Props {
+  onMenu: () => void;
+  onSignOut: () => void;
+  selected: LocalNote[];
+}
+
+export function TopBar({ onMenu, onSignOut, selected }: Props) {
+  if (selected.length > 0) {
+    return (
+      <header class="topbar selecting">
+        <IconButton label="Clear selection" onClick={() => (selection.value = new Set())}>
+          <X size={20} />
+        </IconButton>
+        <span class="selected-count">{selected.length} selected</span>
+        <span class="spacer" />
+        <NoteActions notes={selected} />
+      </header>
+    );
+  }
+  return (
+    <header class="topbar">
+      <IconButton label="Main menu" onClick={onMenu}>
+        <Menu size={20} />
+      </IconButton>
+      <span class="brand">Notes</span>
+      <search class="search">
+        <Search size={18} aria-hidden="true" />
+        <input
+          type="search"
+          aria-label="Search"
+          placeholder="Search"
+          value={query.value}
+          onInput={(event) => (query.value = event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') {
+              query.value = '';
+              filters.value = {};
+              event.currentTarget.blur();
+            }
+          }}
+        />
+      </search>
+      <SyncIndicator />
+      <IconButton label={layout.value === 'grid' ? 'List view' : 'Grid view'} onClick={toggleLayout}>
+        {layout.value === 'grid' ? <LayoutList size={20} /> : <LayoutGrid size={20} />}
+      </IconButton>
+      <IconButton label="Sign out" onClick={onSignOut}>
+        <LogOut size={20} />
+      </IconButton>
+    </header>
+  );
+}
+
+/** Search filters: lists, images, a color (labels filter from the sidebar). */
+export function SearchFilters() {
+  const current = filters.value;
+  const toggle = (change: Partial<typeof current>) => (filters.value = { ...current, ...change });
+  return (
+    <fieldset class="filters">
+      <legend class="visually-hidden">Filters</legend>
+      <button
+        type="button"
+        class="chip-button"
+        aria-pressed={Boolean(current.lists)}
+        onClick={() => toggle({ lists: !current.lists })}
+      >
+        <ListChecks size={16} aria-hidden="true" /> Lists
+      </button>
+      <button
+        type="button"
+        class="chip-button"
+        aria-pressed={Boolean(current.images)}
+        onClick={() => toggle({ images: !current.images })}
+      >
+        <Image size={16} aria-hidden="true" /> Images
+      </button>
+      {COLORS.map((color) => (
+        <button
+          type="button"
+          key={color.value}
+          class={`swatch small note-${color.value}`}
+          aria-label={`${color.name} notes`}
+          title={`${color.name} notes`}
+          aria-pressed={current.color === color.value}
+          onClick={() => toggle({ color: current.color === color.value ? null : color.value })}
+        />
+      ))}
+      {hasFilters(current) && (
+        <button type="button" class="text-button" onClick={() => (filters.value = {})}>
+          Clear filters
+        </button>
+      )}
+    </fieldset>
+  );
+}

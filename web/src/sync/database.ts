@@ -1,0 +1,98 @@
+import { type DBSchema, type IDBPDatabase, type IDBPTransaction, wrap } from 'idb';
+import type { NoteAcks, NoteState, OutboxEntry } from './outbox.js';
+import type { ServerNote } from './types.js';
+
+/**
+ * The device's IndexedDB database, one per user (`keepsake-u<userId>`, so two people on one
+ * browser never mix): server copies, the outbox, acknowledgements and the pull cursor.
+ */
+
+export interface LocalSchema extends DBSchema {
+  /** Each note exactly as the last pull returned it (docs/sync.md: never our own changes). */
+  notes: { key: string; value: ServerNote };
+  outbox: { key: number; value: OutboxEntry; indexes: { noteId: string } };
+  acks: { key: string; value: NoteAcks };
+  meta: { key: string; value: number };
+}
+
+export type LocalDatabase = IDBPDatabase<LocalSchema>;
+type StoreName = 'notes' | 'outbox' | 'acks' | 'meta';
+export type ReadWrite = IDBPTransaction<LocalSchema, StoreName[], 'readwrite'>;
+
+export const databaseName = (userId: string) => `keepsake-u${userId}`;
+const SCHEMA_VERSION = 1;
+
+/**
+ * Opens (creating if needed) the user's database through the given factory. idb's openDB uses
+ * the global indexedDB; taking the factory lets tests give each simulated device its own.
+ * `onVersionChange`: another tab deletes the database (sign-out) or upgrades it: close.
+ */
+export function openLocalDatabase(
+  factory: IDBFactory,
+  userId: string,
+  onVersionChange: () => void,
+): Promise<LocalDatabase> {
+  const request = factory.open(databaseName(userId), SCHEMA_VERSION);
+  request.addEventListener('upgradeneeded', () => {
+    const db = request.result;
+    db.createObjectStore('notes', { keyPath: 'id' });
+    db.createObjectStore('outbox', { keyPath: 'seq', autoIncrement: true }).createIndex('noteId', 'noteId');
+    db.createObjectStore('acks', { keyPath: 'noteId' });
+    db.createObjectStore('meta');
+  });
+  return (wrap(request) as unknown as Promise<LocalDatabase>).then((db) => {
+    db.addEventListener('versionchange', () => {
+      db.close();
+      onVersionChange();
+    });
+    return db;
+  });
+}
+
+/** Deletes the user's database; waits until every tab has closed it. */
+export function deleteLocalDatabase(factory: IDBFactory, userId: string): Promise<void> {
+  return (wrap(factory.deleteDatabase(databaseName(userId))) as unknown as Promise<unknown>).then(
+    () => undefined,
+  );
+}
+
+/** Everything on the device about one note, read inside a transaction. */
+export async function readNoteState(tx: ReadWrite, noteId: string): Promise<NoteState> {
+  const [server, entries, acks] = await Promise.all([
+    tx.objectStore('notes').get(noteId),
+    tx.objectStore('outbox').index('noteId').getAll(noteId),
+    tx.objectStore('acks').get(noteId),
+  ]);
+  return { server, entries: entries.sort((a, b) => a.seq! - b.seq!), acks };
+}
+
+/**
+ * Writes a note's new state over its old one: new entries are added (getting their seq), entries
+ * no longer there are deleted, unchanged entry objects are left alone.
+ */
+export async function writeNoteState(tx: ReadWrite, noteId: string, before: NoteState, after: NoteState) {
+  const outbox = tx.objectStore('outbox');
+  const writes: Promise<unknown>[] = [];
+  for (const entry of before.entries)
+    if (!after.entries.includes(entry)) writes.push(outbox.delete(entry.seq!));
+  const entries = after.entries.map(async (entry) => {
+    if (before.entries.includes(entry)) return entry;
+    const { seq, ...fields } = entry;
+    return {
+      ...entry,
+      seq: await (seq === undefined ? outbox.add(fields as OutboxEntry) : outbox.put(entry)),
+    };
+  });
+  if (after.server !== before.server)
+    writes.push(
+      after.server ? tx.objectStore('notes').put(after.server) : tx.objectStore('notes').delete(noteId),
+    );
+  if (after.acks !== before.acks)
+    writes.push(after.acks ? tx.objectStore('acks').put(after.acks) : tx.objectStore('acks').delete(noteId));
+  const [written] = await Promise.all([Promise.all(entries), ...writes]);
+  return { ...after, entries: written };
+}
+
+export function writeTransaction(db: LocalDatabase): ReadWrite {
+  return db.transaction(['notes', 'outbox', 'acks', 'meta'], 'readwrite');
+}

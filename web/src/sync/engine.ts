@@ -1,0 +1,615 @@
+import {
+  RejectedChangesError,
+  ResyncRequiredError,
+  SignedOutError,
+  SyncApi,
+  UnreachableError,
+} from './api.js';
+import {
+  deleteLocalDatabase,
+  type LocalDatabase,
+  openLocalDatabase,
+  type ReadWrite,
+  writeNoteState,
+  writeTransaction,
+} from './database.js';
+import {
+  acknowledge,
+  applyEdit,
+  carriesText,
+  changesOf,
+  type Edit,
+  localView,
+  type NoteState,
+  type OutboxEntry,
+  type OutgoingChange,
+  pulled,
+  recoveredFields,
+} from './outbox.js';
+import type {
+  ChannelLike,
+  EngineEvent,
+  EngineOptions,
+  LocalNote,
+  NoteFields,
+  SyncEngine,
+  SyncNotice,
+  SyncResult,
+  SyncStatus,
+  Timers,
+} from './types.js';
+
+/** When to sync (issue 13; design brief §3.3). */
+const PULL_EVERY_MS = 30_000;
+const PUSH_AFTER_MS = 1_000;
+/** docs/sync.md: at most 1,000 changes per push (D-ERR-5). */
+export const MAX_CHANGES_PER_PUSH = 1_000;
+
+/** Between the tabs of one user (BroadcastChannel `keepsake-u<id>`). */
+type TabMessage =
+  | { type: 'changed'; ids: string[] | 'all' }
+  | { type: 'status'; phase: SyncStatus['phase']; lastSyncedAt: number | null }
+  | { type: 'notice'; notice: SyncNotice }
+  | { type: 'sync' };
+
+const EMPTY: NoteState = { entries: [] };
+
+const MESSAGES = {
+  recovered:
+    'Your edits were saved as a new note: the original was deleted elsewhere or is no longer shared with you.',
+  conflictCopy: 'This note was also changed elsewhere: the other version was kept as a copy.',
+  resynced: 'This device had not synced for a long time: its notes were reloaded from the server.',
+  rejected: 'The server refused a change to this note; it stays on this device until you edit the note',
+};
+
+/** A uuid v4 from crypto.getRandomValues, which (unlike randomUUID) exists on plain http too. */
+export function uuidV4(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const asArray = (ids: string | string[]) => (Array.isArray(ids) ? ids : [ids]);
+
+/** What a transaction over several notes did, for the tab's memory and the other tabs. */
+interface Written {
+  states: Map<string, NoteState>;
+  notices: SyncNotice[];
+}
+
+class LocalSyncEngine implements SyncEngine {
+  private readonly states = new Map<string, NoteState>();
+  private readonly views = new Map<string, LocalNote>();
+  private readonly listeners = new Set<(event: EngineEvent) => void>();
+  private phase: SyncStatus['phase'] = 'idle';
+  private lastSyncedAt: number | null = null;
+  private leader = false;
+  private closed = false;
+  private releaseLock: (() => void) | undefined;
+  private pushTimer: unknown;
+  private pullTimer: unknown;
+  private running: Promise<void> | null = null;
+  private runAgain = false;
+  private readonly ownerId: number;
+
+  constructor(
+    readonly userId: string,
+    private readonly db: LocalDatabase,
+    private readonly api: SyncApi,
+    private readonly channel: ChannelLike | null,
+    private readonly timers: Timers | null,
+    private readonly now: () => number,
+  ) {
+    this.ownerId = Number(userId);
+  }
+
+  // ---- Reading ----
+
+  notes(): ReadonlyMap<string, LocalNote> {
+    return this.views;
+  }
+
+  status(): SyncStatus {
+    let waiting = 0;
+    for (const state of this.states.values()) if (state.entries.length > 0) waiting++;
+    return { phase: this.phase, waiting, lastSyncedAt: this.lastSyncedAt };
+  }
+
+  subscribe(listener: (event: EngineEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: EngineEvent) {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        // One broken listener must not stop the others or the sync.
+        console.error(error);
+      }
+    }
+  }
+
+  private post(message: TabMessage) {
+    this.channel?.postMessage(message);
+  }
+
+  // ---- Local edits ----
+
+  async create(fields: NoteFields & { id?: string }): Promise<LocalNote> {
+    const { id = uuidV4(), ...rest } = fields;
+    await this.edit([id], { kind: 'create', fields: rest });
+    const note = this.views.get(id);
+    if (!note) throw new Error(`note ${id} was not created`);
+    return note;
+  }
+
+  update(ids: string | string[], fields: NoteFields): Promise<void> {
+    return this.edit(asArray(ids), { kind: 'update', fields });
+  }
+
+  deleteForever(ids: string | string[]): Promise<void> {
+    return this.edit(asArray(ids), { kind: 'delete' });
+  }
+
+  private async edit(ids: string[], edit: Edit) {
+    const timestamp = this.now();
+    const written = await this.transact(ids, async (_tx, states) => {
+      for (const id of ids) {
+        const state = states.get(id)!;
+        // An update or delete of a note this device does not know changes nothing.
+        if (edit.kind !== 'create' && !state.server && state.entries.length === 0) continue;
+        states.set(id, { ...state, entries: applyEdit(id, state, edit, timestamp) });
+      }
+    });
+    this.publish(written);
+    this.schedulePush();
+  }
+
+  // ---- Storage ----
+
+  /**
+   * Runs `change` over the states of `ids` read in one IndexedDB transaction, writes every state
+   * it changed or added, and applies the result to this tab's memory. Everything a sync step
+   * does to the device is one transaction, so a closed tab leaves no half-applied pull or push.
+   */
+  private async transact(
+    ids: Iterable<string>,
+    change: (tx: ReadWrite, states: Map<string, NoteState>, notices: SyncNotice[]) => Promise<void>,
+  ): Promise<Written> {
+    const tx = writeTransaction(this.db);
+    const before = await readStates(tx, ids);
+    const states = new Map(before);
+    const notices: SyncNotice[] = [];
+    await change(tx, states, notices);
+    const written = new Map<string, NoteState>();
+    await Promise.all(
+      [...states].map(async ([id, state]) => {
+        const old = before.get(id) ?? EMPTY;
+        if (state !== old) written.set(id, await writeNoteState(tx, id, old, state));
+      }),
+    );
+    await tx.done;
+    for (const [id, state] of written) this.remember(id, state);
+    return { states: written, notices };
+  }
+
+  private remember(id: string, state: NoteState) {
+    if (!state.server && state.entries.length === 0) this.states.delete(id);
+    else this.states.set(id, state);
+    const view = localView(state, this.ownerId);
+    if (view) this.views.set(id, view);
+    else this.views.delete(id);
+  }
+
+  /** Tells this tab's listeners and the other tabs what a transaction changed. */
+  private publish({ states, notices }: Written) {
+    const ids = [...states.keys()];
+    if (ids.length > 0) {
+      this.emit({ notes: ids, status: true });
+      this.post({ type: 'changed', ids });
+    }
+    for (const notice of notices) {
+      this.emit({ notice });
+      this.post({ type: 'notice', notice });
+    }
+  }
+
+  /** Reads notes from the database into memory: at start, and when another tab changed them. */
+  async reload(ids: string[] | 'all') {
+    const tx = writeTransaction(this.db);
+    const keys = ids === 'all' ? await allNoteIds(tx) : ids;
+    const states = await readStates(tx, keys);
+    await tx.done;
+    if (ids === 'all') {
+      this.states.clear();
+      this.views.clear();
+    }
+    for (const id of keys) this.remember(id, states.get(id) ?? EMPTY);
+    this.emit({ notes: ids, status: true });
+  }
+
+  // ---- Tabs, timers and events ----
+
+  start(options: EngineOptions, lockName: string) {
+    this.channel?.addEventListener('message', (event) =>
+      this.onMessage((event as MessageEvent<TabMessage>).data),
+    );
+    options.document?.addEventListener('visibilitychange', () => {
+      if (options.document?.visibilityState === 'visible') this.autoSync();
+    });
+    options.window?.addEventListener('focus', () => this.autoSync());
+    options.window?.addEventListener('online', () => this.autoSync());
+    options.window?.addEventListener('offline', () => this.setPhase('offline'));
+    const becomeLeader = () => {
+      if (this.closed) return;
+      this.leader = true;
+      if (!this.timers) return;
+      this.pullTimer = this.timers.setInterval(() => {
+        if (options.document?.visibilityState !== 'hidden') this.autoSync();
+      }, PULL_EVERY_MS);
+      this.autoSync();
+    };
+    if (!options.locks) return becomeLeader();
+    // Held for the tab's life: when the leader closes, the next tab in line takes over.
+    options.locks
+      .request(lockName, () => {
+        becomeLeader();
+        return new Promise<void>((resolve) => {
+          this.releaseLock = resolve;
+          if (this.closed) resolve();
+        });
+      })
+      .catch((error) => console.error(error));
+  }
+
+  private onMessage(message: TabMessage) {
+    if (this.closed) return;
+    if (message.type === 'changed') {
+      this.reload(message.ids).catch((error) => console.error(error));
+      this.schedulePush();
+    } else if (message.type === 'status') {
+      this.phase = message.phase;
+      this.lastSyncedAt = message.lastSyncedAt;
+      this.emit({ status: true });
+    } else if (message.type === 'notice') this.emit({ notice: message.notice });
+    else if (this.leader) this.autoSync();
+  }
+
+  private setPhase(phase: SyncStatus['phase']) {
+    if (this.phase === phase) return;
+    this.phase = phase;
+    this.emit({ status: true });
+    this.post({ type: 'status', phase, lastSyncedAt: this.lastSyncedAt });
+  }
+
+  /** Push ~1 s after the last edit (of any tab): the leader's job. */
+  private schedulePush() {
+    if (!this.leader || !this.timers || this.closed) return;
+    this.timers.clearTimeout(this.pushTimer);
+    this.pushTimer = this.timers.setTimeout(() => this.autoSync(), PUSH_AFTER_MS);
+  }
+
+  /** A sync nobody awaits: a signed-out device waits for syncNow() after the next sign-in. */
+  private autoSync() {
+    if (!this.leader || this.closed || this.phase === 'signedOut') return;
+    this.runSync().catch((error) => console.error(error));
+  }
+
+  // ---- Sync ----
+
+  async syncNow(): Promise<void> {
+    if (this.closed) return;
+    if (!this.leader) return this.post({ type: 'sync' });
+    return this.runSync();
+  }
+
+  /** One sync at a time; a request during a sync runs one more after it. */
+  private runSync(): Promise<void> {
+    if (this.running) {
+      this.runAgain = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        for (;;) {
+          this.runAgain = false;
+          await this.syncOnce();
+          // Checked and cleared in one step: a request arriving between the two would be lost.
+          if (!this.runAgain || this.closed || this.phase !== 'idle') return;
+        }
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async syncOnce() {
+    this.setPhase('syncing');
+    try {
+      try {
+        await this.pull(false);
+      } catch (error) {
+        if (!(error instanceof ResyncRequiredError)) throw error;
+        // docs/sync.md "Deletions and the 90-day limit": push, then replace everything.
+        await this.pushAll();
+        await this.pull(true);
+      }
+      if (await this.pushAll()) await this.pull(false);
+      this.lastSyncedAt = this.now();
+      this.setPhase('idle');
+    } catch (error) {
+      if (error instanceof SignedOutError) return this.setPhase('signedOut');
+      if (error instanceof UnreachableError) return this.setPhase('offline');
+      this.setPhase('idle');
+      throw error;
+    }
+  }
+
+  /**
+   * Pull (docs/sync.md): notes, then deletions, cursor last, all in one transaction. `full`
+   * (after 410): everything since 0 replaces the server copies; a copy not in it is gone.
+   */
+  private async pull(full: boolean) {
+    const cursor = full ? 0 : ((await this.db.get('meta', 'cursor')) ?? 0);
+    const notes = await this.api.notes(cursor);
+    const gone = full ? [] : (await this.api.deleted(cursor)).body.map((tombstone) => tombstone.id);
+    if (full) {
+      // Only the leader's sync loop writes server copies, so none can appear meanwhile.
+      const kept = new Set(notes.body.map((note) => note.id));
+      for (const id of await this.db.getAllKeys('notes')) if (!kept.has(id)) gone.push(id);
+    }
+    const written = await this.transact(
+      [...notes.body.map((note) => note.id), ...gone],
+      async (tx, states, notices) => {
+        const now = this.now();
+        for (const note of notes.body) states.set(note.id, pulled(states.get(note.id)!, note, now));
+        if (full) notices.push({ kind: 'resynced', noteId: '', message: MESSAGES.resynced });
+        for (const id of gone) this.forget(id, states, notices);
+        await tx.objectStore('meta').put(notes.syncTime, 'cursor');
+      },
+    );
+    this.publish(written);
+  }
+
+  /**
+   * A note gone for this device (deleted, or no longer shared): its server copy and changes go,
+   * but typed text never does (D-SYNC-8's spirit on the device): it becomes a new note, and the
+   * person is told.
+   */
+  private forget(id: string, states: Map<string, NoteState>, notices: SyncNotice[]) {
+    const state = states.get(id);
+    if (!state || (!state.server && state.entries.length === 0)) return;
+    const view = localView(state, this.ownerId);
+    if (view && state.entries.some(carriesText)) {
+      const copyId = uuidV4();
+      const recovered: OutboxEntry[] = applyEdit(
+        copyId,
+        EMPTY,
+        { kind: 'create', fields: recoveredFields(view) },
+        this.now(),
+      );
+      states.set(copyId, { entries: recovered });
+      notices.push({ kind: 'recoveredAsNewNote', noteId: copyId, message: MESSAGES.recovered });
+    }
+    states.set(id, EMPTY);
+  }
+
+  /** Pushes the outbox in batches; whether anything was sent. */
+  private async pushAll(): Promise<boolean> {
+    let pushed = false;
+    for (;;) {
+      const batch = await this.takeBatch();
+      if (batch.length === 0) return pushed;
+      let results: SyncResult[];
+      try {
+        results = await this.api.push(batch.map((outgoing) => outgoing.change));
+      } catch (error) {
+        if (!(error instanceof RejectedChangesError)) throw error;
+        await this.reject(batch, error.rejected);
+        continue;
+      }
+      await this.acknowledgeBatch(batch, results);
+      pushed = true;
+    }
+  }
+
+  /**
+   * The oldest changes, at most MAX_CHANGES_PER_PUSH, marked inflight in the same transaction:
+   * from then on they are resent unchanged until answered, and new edits start a new entry.
+   */
+  private async takeBatch(): Promise<OutgoingChange[]> {
+    const tx = writeTransaction(this.db);
+    const outbox = tx.objectStore('outbox');
+    const batch: OutgoingChange[] = [];
+    for (const entry of await outbox.getAll()) {
+      if (entry.rejected) continue;
+      const changes = changesOf(entry);
+      if (batch.length + changes.length > MAX_CHANGES_PER_PUSH) break;
+      const sent = entry.inflight ? entry : { ...entry, inflight: true };
+      if (sent !== entry) await outbox.put(sent);
+      for (const change of changes) batch.push({ entry: sent, change });
+    }
+    await tx.done;
+    return batch;
+  }
+
+  /**
+   * A batch refused whole (D-SYNC-4) because of the changes `rejected` names: their entries are
+   * set aside (kept, shown, not sent) and the person told; the rest goes again in the next batch.
+   */
+  private async reject(batch: OutgoingChange[], rejected: Map<number, string>) {
+    const entries = new Map([...rejected].map(([index, reason]) => [batch[index]?.entry.seq, reason]));
+    const written = await this.transact(
+      batch.map(({ entry }) => entry.noteId),
+      async (_tx, states, notices) => {
+        for (const [id, state] of states) {
+          if (!state.entries.some((entry) => entries.has(entry.seq))) continue;
+          const marked = setAside(state.entries, entries);
+          states.set(id, { ...state, entries: marked });
+          const reason = marked.find((entry) => entry.rejected)?.rejected;
+          notices.push({ kind: 'rejected', noteId: id, message: `${MESSAGES.rejected}: ${reason}` });
+        }
+      },
+    );
+    this.publish(written);
+  }
+
+  /** Applies the push answer: one result per change, in order (docs/sync.md "The answer"). */
+  private async acknowledgeBatch(batch: OutgoingChange[], results: SyncResult[]) {
+    const sent = new Set(batch.map(({ entry }) => entry.seq));
+    const written = await this.transact(
+      batch.map(({ entry }) => entry.noteId),
+      async (_tx, states, notices) => {
+        const gone = new Set<string>();
+        for (const [index, { change }] of batch.entries()) {
+          const result = results[index];
+          if (!result || gone.has(change.noteId)) continue;
+          if (result.conflictCopyId && !notices.some((notice) => notice.noteId === result.conflictCopyId))
+            notices.push({
+              kind: 'conflictCopy',
+              noteId: result.conflictCopyId,
+              message: MESSAGES.conflictCopy,
+            });
+          if (result.status === 'skipped' && (result.reason === 'deleted' || result.reason === 'forbidden')) {
+            gone.add(change.noteId);
+            this.forget(change.noteId, states, notices);
+            continue;
+          }
+          let state = acknowledge(states.get(change.noteId)!, change, result);
+          if (change.operation === 'delete' && result.status === 'applied') state = EMPTY;
+          states.set(change.noteId, state);
+        }
+        for (const [id, state] of states) {
+          const entries = state.entries.filter((entry) => !sent.has(entry.seq));
+          if (entries.length !== state.entries.length) states.set(id, { ...state, entries });
+        }
+      },
+    );
+    this.publish(written);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.timers?.clearTimeout(this.pushTimer);
+    this.timers?.clearInterval(this.pullTimer);
+    await this.running?.catch(() => undefined);
+    this.releaseLock?.();
+    this.channel?.close();
+    this.db.close();
+  }
+
+  /** Another tab deletes the database (sign-out): this tab can no longer sync or save. */
+  lost() {
+    this.closed = true;
+    this.timers?.clearTimeout(this.pushTimer);
+    this.timers?.clearInterval(this.pullTimer);
+    this.releaseLock?.();
+    this.phase = 'signedOut';
+    this.emit({ status: true });
+  }
+}
+
+/**
+ * Marks the refused entries (`reasons` by seq). A pending entry after a refused one is folded into
+ * it (its newer fields on top): one pending entry per note, and nothing typed is dropped. A
+ * delete replaces it.
+ */
+function setAside(entries: OutboxEntry[], reasons: Map<number | undefined, string>): OutboxEntry[] {
+  const marked: OutboxEntry[] = [];
+  for (const entry of entries) {
+    const reason = reasons.get(entry.seq);
+    const last = marked.at(-1);
+    if (reason !== undefined) marked.push({ ...entry, inflight: false, rejected: reason });
+    else if (last?.rejected && !entry.inflight && entry.operation !== 'delete')
+      marked[marked.length - 1] = {
+        ...entry,
+        operation: last.operation,
+        data: { ...last.data, ...entry.data },
+        bases: { ...last.bases, ...entry.bases },
+        mergedAt: { ...last.mergedAt, ...entry.mergedAt },
+        rejected: last.rejected,
+      };
+    else if (last?.rejected && entry.operation === 'delete') marked[marked.length - 1] = entry;
+    else marked.push(entry);
+  }
+  return marked;
+}
+
+async function allNoteIds(tx: ReadWrite): Promise<string[]> {
+  const [notes, entries] = await Promise.all([
+    tx.objectStore('notes').getAllKeys(),
+    tx.objectStore('outbox').getAll(),
+  ]);
+  return [...new Set([...notes, ...entries.map((entry) => entry.noteId)])];
+}
+
+/** The states of many notes: the outbox and acks are read whole (they are small), notes by id. */
+async function readStates(tx: ReadWrite, ids: Iterable<string>): Promise<Map<string, NoteState>> {
+  const unique = [...new Set(ids)];
+  const [entries, acks, servers] = await Promise.all([
+    tx.objectStore('outbox').getAll(),
+    tx.objectStore('acks').getAll(),
+    Promise.all(unique.map((id) => tx.objectStore('notes').get(id))),
+  ]);
+  const states = new Map<string, NoteState>();
+  for (const [index, id] of unique.entries()) states.set(id, { server: servers[index], entries: [] });
+  for (const entry of entries) states.get(entry.noteId)?.entries.push(entry);
+  for (const ack of acks) {
+    const state = states.get(ack.noteId);
+    if (state) state.acks = ack;
+  }
+  return states;
+}
+
+/** Opens the user's local database, loads it into memory, and starts syncing (leader tab). */
+export async function openSyncEngine(options: EngineOptions): Promise<SyncEngine> {
+  const factory = options.indexedDB ?? globalThis.indexedDB;
+  const fetcher = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const makeChannel =
+    options.channel === undefined
+      ? typeof BroadcastChannel === 'undefined'
+        ? null
+        : (name: string) => new BroadcastChannel(name)
+      : options.channel;
+  const locks = options.locks === undefined ? (globalThis.navigator?.locks ?? null) : options.locks;
+  const timers = options.timers === undefined ? defaultTimers : options.timers;
+  let engine: LocalSyncEngine | undefined;
+  const db = await openLocalDatabase(factory, options.userId, () => engine?.lost());
+  engine = new LocalSyncEngine(
+    options.userId,
+    db,
+    new SyncApi(options.baseUrl, fetcher),
+    makeChannel?.(`keepsake-u${options.userId}`) ?? null,
+    timers,
+    options.now ?? Date.now,
+  );
+  await engine.reload('all');
+  engine.start(
+    {
+      ...options,
+      locks,
+      document: options.document === undefined ? (globalThis.document ?? null) : options.document,
+      window: options.window === undefined ? (globalThis.window ?? null) : options.window,
+    },
+    `keepsake-sync-u${options.userId}`,
+  );
+  return engine;
+}
+
+const defaultTimers: Timers = {
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setInterval: (callback, ms) => globalThis.setInterval(callback, ms),
+  clearInterval: (handle) => globalThis.clearInterval(handle as ReturnType<typeof setInterval>),
+};
+
+/** Sign-out: removes the user's local database (the UI offers export first if anything waits). */
+export function deleteLocalData(userId: string, indexedDB: IDBFactory = globalThis.indexedDB): Promise<void> {
+  return deleteLocalDatabase(indexedDB, userId);
+}
