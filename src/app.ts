@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { maxHeaderSize } from 'node:http';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -60,6 +59,7 @@ import { describeRoute, securitySchemes } from './http/openapi.js';
 import { registerBodyDraining } from './http/requestBody.js';
 import { requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
+import { registerSecurityHeaders } from './http/securityHeaders.js';
 import { buildCachedSerializers } from './http/serialization.js';
 import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
@@ -242,14 +242,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.addSchema(schema);
   }
 
-  await app.register(helmet, {
-    // JSON API: nothing here is a document to run scripts in. Pages (docs, share) set their own.
-    // No upgrade-insecure-requests: on plain http (a LAN address) it would send the pages' own
-    // images and scripts to https, where nothing answers; HTTPS deployments redirect anyway.
-    contentSecurityPolicy: {
-      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], upgradeInsecureRequests: null },
-    },
-  });
+  registerSecurityHeaders(app);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
