@@ -15,8 +15,8 @@ import {
   setItemChecked,
 } from './contentEdits.js';
 import { type NoteFields, pickNoteFields } from './fields.js';
-import { requireNoteAccess } from './permissions.js';
-import { collectBatches, noteView, noteViewBatches } from './presenter.js';
+import { decideNoteAccess, denialError, requireNoteAccess } from './permissions.js';
+import { collectBatches, noteView, noteViewBatches, noteViewOf } from './presenter.js';
 import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
 import type { NoteRow } from './store.js';
 import * as store from './store.js';
@@ -159,9 +159,12 @@ export function createNotesService(deps: NotesDeps) {
       return { notes, nextCursor: listed.length > query.limit && last ? listCursorAfter(last) : null };
     },
 
+    /** requireNoteAccess(…, 'read') and noteView in one read (store.findNoteForView). */
     async get(actor: Actor, noteId: string): Promise<Note> {
-      const { note } = await requireNoteAccess(db, actor, noteId, 'read');
-      return noteView(db, note);
+      const found = await store.findNoteForView(db, noteId.toLowerCase(), actor.userId);
+      const decision = decideNoteAccess(actor, found, 'read');
+      if (!decision.allowed) throw denialError(decision.reason, 'read');
+      return noteViewOf(decision.note, found!.tags, found!.attachments);
     },
 
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {
