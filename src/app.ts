@@ -54,7 +54,7 @@ import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/errorHandler.js';
 import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
-import { createMetrics, registerMetrics } from './http/metrics.js';
+import type { Metrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
 import { registerBodyDraining } from './http/requestBody.js';
 import { requestTimeoutOptions } from './http/requestTimeouts.js';
@@ -177,7 +177,9 @@ export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQ
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const metrics = config.metrics ? createMetrics() : undefined;
+  // prom-client (~13 MiB) is loaded only when metrics are on.
+  const metricsModule = config.metrics ? await import('./http/metrics.js') : undefined;
+  const metrics: Metrics | undefined = metricsModule?.createMetrics();
   const onQuery =
     options.onQuery || metrics
       ? (sql: string, durationMs: number) => {
@@ -288,7 +290,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bearer: app.services.apiKeys.authenticate,
   });
 
-  if (metrics) await registerMetrics(app, metrics, config.metricsToken);
+  if (metricsModule && metrics) await metricsModule.registerMetrics(app, metrics, config.metricsToken);
 
   // Features, one line each.
   await app.register(healthRoutes);
