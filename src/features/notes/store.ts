@@ -204,10 +204,10 @@ export async function listNotes(
   db: Db,
   userId: number,
   { filter, tag, color, pinned, limit, after }: ListFilter,
-): Promise<ListedNote[]> {
+): Promise<(ListedNote & { version: number })[]> {
   let query = db
     .selectFrom('notes as n')
-    .select(['n.id', textBytes('n').as('bytes')])
+    .select(['n.id', 'n.version', textBytes('n').as('bytes')])
     .where(visibleTo(userId));
   if (filter === 'all') query = query.where('n.archived', '=', 0).where('n.trashed', '=', 0);
   else if (filter === 'archived') query = query.where('n.archived', '=', 1).where('n.trashed', '=', 0);
