@@ -6,12 +6,18 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
+import { attachmentsByNote } from '../src/features/attachments/store.js';
 import {
   findSessionUser,
   findSessionUserWithKysely,
   sessionUserStatement,
 } from '../src/features/auth/store.js';
-import { findNoteForViewFast, findNoteForViewWithKysely } from '../src/features/notes/store.js';
+import {
+  findNoteForViewFast,
+  findNoteForViewWithKysely,
+  noteRelationsFast,
+} from '../src/features/notes/store.js';
+import { tagsByNote } from '../src/features/tags/store.js';
 import { createUserClient, type TestClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 
@@ -54,7 +60,7 @@ describe('SQLite fast paths', () => {
     assert.equal((await findSessionUser(db, hash, session.created_at))?.token_hash, hash);
   });
 
-  it('findNoteForView answers as its Kysely version for owners, collaborators and strangers', async () => {
+  it('findNoteForView and noteRelationsFast answer as their Kysely versions for owners, collaborators and strangers', async () => {
     const { db } = server.app;
     const friend = await createUserClient(server, 'friend@example.com');
     const stranger = await createUserClient(server, 'stranger@example.com');
@@ -82,6 +88,18 @@ describe('SQLite fast paths', () => {
           `${userId} ${noteId}`,
         );
       }
+    }
+    for (const noteId of noteIds) {
+      const relations = noteRelationsFast(db, noteId);
+      assert.ok(relations, 'the server database has the fast path');
+      const [tags, attachments] = await Promise.all([
+        tagsByNote(db, [noteId]),
+        attachmentsByNote(db, [noteId]),
+      ]);
+      assert.deepEqual(relations, {
+        tags: tags.get(noteId) ?? [],
+        attachments: attachments.get(noteId) ?? [],
+      });
     }
     const view = findNoteForViewFast(db, tagged.id, ownerId)?.found;
     assert.deepEqual(view?.tags, ['home', 'work', 'zoo', 'äpfel']);

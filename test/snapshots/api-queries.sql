@@ -29,16 +29,21 @@ insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
-select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
-select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+SELECT (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
+       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = @noteId) AS tag_names,
+     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
+         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         ORDER BY a.created_at, a.id)
+       FROM attachments a WHERE a.note_id = @noteId) AS attachments_json;
 
 -- GET /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator,
-     (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt JOIN tags t ON t.id = nt.tag_id
-       WHERE nt.note_id = n.id) AS tag_names,
+     (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
+       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = n.id) AS tag_names,
      (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
          'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
          'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
@@ -58,8 +63,13 @@ delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
-select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
-select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+SELECT (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
+       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = @noteId) AS tag_names,
+     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
+         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         ORDER BY a.created_at, a.id)
+       FROM attachments a WHERE a.note_id = @noteId) AS attachments_json;
 
 -- GET /api/notes
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s

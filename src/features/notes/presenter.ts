@@ -98,6 +98,8 @@ export async function collectBatches<T>(batches: AsyncIterable<readonly T[]>): P
 }
 
 export async function noteView(db: Db, row: NoteRow): Promise<Note> {
+  const relations = store.noteRelationsFast(db, row.id);
+  if (relations) return noteViewOf(row, relations.tags, relations.attachments);
   const [view] = await noteViews(db, [row]);
   return view!;
 }

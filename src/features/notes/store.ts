@@ -136,23 +136,42 @@ export async function findNoteForViewWithKysely(
 }
 
 /**
- * findNoteForView's SQLite fast path (db/fastPath.ts): the three reads of the Kysely version as
- * one statement with correlated subqueries, the tags and attachments in the order tagsByNote and
- * attachmentsByNote give. test/fast-paths.test.ts pins its answers to the Kysely version's.
+ * The tag names (as tagsByNote joins them) and the attachments (as a JSON array of rows, in
+ * attachmentsByNote's order) of the note whose id is the SQL expression `noteId`, as columns
+ * `tag_names` and `attachments_json` of the fast paths below.
  */
-const noteForViewStatement = fastStatement<
-  [{ userId: number; separator: string; noteId: string }],
-  NoteRow & { is_collaborator: number; tag_names: string | null; attachments_json: string }
->(
-  `SELECT n.*,
-     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator,
-     (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt JOIN tags t ON t.id = nt.tag_id
-       WHERE nt.note_id = n.id) AS tag_names,
+function relationColumns(noteId: string): string {
+  return `(SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
+       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ${noteId}) AS tag_names,
      (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
          'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
          'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
          ORDER BY a.created_at, a.id)
-       FROM attachments a WHERE a.note_id = n.id) AS attachments_json
+       FROM attachments a WHERE a.note_id = ${noteId}) AS attachments_json`;
+}
+
+interface RelationColumns {
+  tag_names: string | null;
+  attachments_json: string;
+}
+
+function relationsOf(row: RelationColumns): Pick<NoteForView, 'tags' | 'attachments'> {
+  const tags = row.tag_names === null ? [] : row.tag_names.split(TAG_SEPARATOR);
+  return { tags, attachments: JSON.parse(row.attachments_json) };
+}
+
+/**
+ * findNoteForView's SQLite fast path (db/fastPath.ts): the three reads of the Kysely version as
+ * one statement with correlated subqueries. test/fast-paths.test.ts pins its answers to the
+ * Kysely version's.
+ */
+const noteForViewStatement = fastStatement<
+  [{ userId: number; separator: string; noteId: string }],
+  NoteRow & { is_collaborator: number } & RelationColumns
+>(
+  `SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator,
+     ${relationColumns('n.id')}
    FROM notes n WHERE n.id = @noteId`,
 );
 
@@ -168,8 +187,24 @@ export function findNoteForViewFast(
   const { tag_names, attachments_json, ...row } = fast.row;
   const { note, role } = roleOf(row, userId);
   if (!role) return { found: { note, role, tags: [], attachments: [] } };
-  const tags = tag_names === null ? [] : tag_names.split(TAG_SEPARATOR);
-  return { found: { note, role, tags, attachments: JSON.parse(attachments_json) } };
+  return { found: { note, role, ...relationsOf({ tag_names, attachments_json }) } };
+}
+
+const noteRelationsStatement = fastStatement<[{ separator: string; noteId: string }], RelationColumns>(
+  `SELECT ${relationColumns('@noteId')}`,
+);
+
+/**
+ * A note's tags and attachments in one statement, for the answer to a write (noteView), or
+ * undefined when `db` has no fast path and tagsByNote and attachmentsByNote must run; pinned to
+ * them by test/fast-paths.test.ts.
+ */
+export function noteRelationsFast(
+  db: Db,
+  noteId: string,
+): Pick<NoteForView, 'tags' | 'attachments'> | undefined {
+  const fast = noteRelationsStatement.get(db, { separator: TAG_SEPARATOR, noteId });
+  return fast?.row && relationsOf(fast.row);
 }
 
 export async function noteExists(db: Db, noteId: string): Promise<boolean> {
