@@ -17,6 +17,8 @@ export interface LoadOptions {
   seconds: number;
   warmupSeconds: number;
   headers: Record<string, string>;
+  /** Called between the warm-up and the measured run (e.g. to read the server's CPU time). */
+  afterWarmup?: () => void;
 }
 
 function encode(body: unknown): string | undefined {
@@ -70,6 +72,7 @@ function failures(result: Awaited<ReturnType<typeof autocannon>>): string[] {
 /** Warms up, then measures `request` against `url` with autocannon. Failures in either count. */
 export async function measure(url: string, request: LoadRequest, options: LoadOptions): Promise<LoadResult> {
   const warmup = await fire(url, request, options, { seconds: options.warmupSeconds });
+  options.afterWarmup?.();
   let result = await fire(url, request, options, { seconds: options.seconds });
   // A request slower than the whole run (a loaded CI machine): wait for one, so that its status
   // is still checked and its time still reported.

@@ -11,6 +11,10 @@ export interface ServerProcess {
   startupMs: number;
   /** The process's peak resident set size so far (VmHWM), in MiB. */
   peakRssMb(): number;
+  /** The process's resident set size now (VmRSS), in MiB. */
+  rssMb(): number;
+  /** CPU time (user + system) the process has used so far, in microseconds. */
+  cpuMicros(): number;
   stop(): Promise<void>;
 }
 
@@ -24,11 +28,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function peakRssMb(pid: number): number {
+function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = /^VmHWM:\s+(\d+) kB/m.exec(status);
-  if (!match) throw new Error(`no VmHWM for process ${pid}`);
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  if (!match) throw new Error(`no ${field} for process ${pid}`);
   return Number(match[1]) / 1024;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** utime + stime of /proc/<pid>/stat (fields 14 and 15; the command name may hold spaces). */
+function cpuMicros(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Resets the process's peak RSS to its current RSS (Linux: 5 > /proc/<pid>/clear_refs). */
@@ -79,7 +93,9 @@ export async function startProcess(
     url,
     pid,
     startupMs,
-    peakRssMb: () => peakRssMb(pid),
+    peakRssMb: () => statusMb(pid, 'VmHWM'),
+    rssMb: () => statusMb(pid, 'VmRSS'),
+    cpuMicros: () => cpuMicros(pid),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = once(child, 'exit');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AbuseRow, abuseTable, runAbuse } from './abuse.js';
 import { type LoadOptions, measure } from './load.js';
+import { type PeerReport, peerTable, runPeerComparison } from './peerCompare.js';
 import { type ServerProcess, startProcess } from './processes.js';
 import {
   type ProcessRow,
@@ -226,12 +227,22 @@ async function main(): Promise<number> {
       },
     );
   }
+  const peer: PeerReport | undefined =
+    !args.only || 'peer'.includes(args.only)
+      ? await runPeerComparison({
+          quick: args.quick,
+          mainJs: path.join(root, 'dist', 'main.js'),
+          workDir,
+          log,
+        })
+      : undefined;
+  const peerSection = peer ? `\n\n${peerTable(peer)}` : '';
   const abuse: AbuseRow[] =
     !args.only || 'abuse'.includes(args.only)
       ? await runAbuse({ quick: args.quick, mainJs: path.join(root, 'dist', 'main.js'), workDir, log })
       : [];
   const abuseSection = abuse.length > 0 ? `\n\n${abuseTable(abuse)}` : '';
-  console.log(`${scenarioTable(rows)}\n\n${processTable(processes)}${abuseSection}`);
+  console.log(`${scenarioTable(rows)}\n\n${processTable(processes)}${peerSection}${abuseSection}`);
 
   if (!args.quick && !args.only) {
     const info: RunInfo = {
@@ -246,7 +257,7 @@ async function main(): Promise<number> {
     };
     writeResults(
       path.join(root, 'docs', 'benchmarks.md'),
-      `${resultsSection(info, rows, processes)}${abuseSection}`,
+      `${resultsSection(info, rows, processes)}${peerSection}${abuseSection}`,
     );
     log('wrote docs/benchmarks.md');
   }
@@ -255,10 +266,12 @@ async function main(): Promise<number> {
     const failures = [...row.result.failures, ...(row.ceiling?.failures.map((f) => `ceiling: ${f}`) ?? [])];
     log(`FAILED: ${row.scenario.name}: ${failures.join(', ')}`);
   }
+  const peerFailures = peer?.rows.flatMap((row) => row.failures.map((f) => `${row.name}: ${f}`)) ?? [];
+  for (const failure of peerFailures) log(`FAILED: peer: ${failure}`);
   for (const row of abuse) {
     for (const failure of row.failures) log(`FAILED: ${row.name}: ${failure}`);
   }
-  return failed.length > 0 || abuse.some((row) => row.failures.length > 0) ? 1 : 0;
+  return failed.length > 0 || peerFailures.length > 0 || abuse.some((row) => row.failures.length > 0) ? 1 : 0;
 }
 
 try {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { maxHeaderSize } from 'node:http';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -57,11 +56,12 @@ import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/errorHandler.js';
 import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
-import { createMetrics, registerMetrics } from './http/metrics.js';
+import type { Metrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
 import { registerBodyDraining } from './http/requestBody.js';
 import { requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
+import { registerSecurityHeaders } from './http/securityHeaders.js';
 import { buildCachedSerializers } from './http/serialization.js';
 import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
@@ -181,7 +181,9 @@ export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQ
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const metrics = config.metrics ? createMetrics() : undefined;
+  // prom-client (~13 MiB) is loaded only when metrics are on.
+  const metricsModule = config.metrics ? await import('./http/metrics.js') : undefined;
+  const metrics: Metrics | undefined = metricsModule?.createMetrics();
   const onQuery =
     options.onQuery || metrics
       ? (sql: string, durationMs: number) => {
@@ -247,14 +249,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.addSchema(schema);
   }
 
-  await app.register(helmet, {
-    // JSON API: nothing here is a document to run scripts in. Pages (docs, share) set their own.
-    // No upgrade-insecure-requests: on plain http (a LAN address) it would send the pages' own
-    // images and scripts to https, where nothing answers; HTTPS deployments redirect anyway.
-    contentSecurityPolicy: {
-      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], upgradeInsecureRequests: null },
-    },
-  });
+  registerSecurityHeaders(app);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
@@ -300,7 +295,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bearer: app.services.apiKeys.authenticate,
   });
 
-  if (metrics) await registerMetrics(app, metrics, config.metricsToken);
+  if (metricsModule && metrics) await metricsModule.registerMetrics(app, metrics, config.metricsToken);
 
   // Features, one line each.
   await app.register(healthRoutes);

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fileModes.js';
 import { startCheckpointer } from './checkpointer.js';
+import { enableFastPaths } from './fastPath.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -69,6 +70,7 @@ export async function openDatabase(dataDir: string, options: DatabaseOptions = {
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),
   });
   await migrate(db);
+  enableFastPaths(db, sqlite, onQuery);
   // Checkpoints happen in a worker, off the event loop; if it dies, SQLite's own come back.
   sqlite.pragma('wal_autocheckpoint = 0');
   const checkpointer = startCheckpointer(file, () => sqlite.pragma('wal_autocheckpoint = 1000'));

@@ -7,7 +7,8 @@ commit;
 insert into "sessions" ("token_hash", "user_id", "created_at", "expires_at") values (?, ?, ?, ?);
 
 -- POST /api/users
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select * from "users" where lower("email") = ? and "email" <> ?;
 insert into "users" ("email", "display_name", "password_hash", "is_owner", "created_at") values (?, ?, ?, ?, ?) returning *;
@@ -18,7 +19,8 @@ select * from "users" where lower("email") = ? and "email" <> ?;
 insert into "sessions" ("token_hash", "user_id", "created_at", "expires_at") values (?, ?, ?, ?);
 
 -- POST /api/notes
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "id" from "notes" where "id" = ?;
 insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
@@ -27,17 +29,31 @@ insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
-select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
-select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+SELECT (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
+       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = @noteId) AS tag_names,
+     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
+         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         ORDER BY a.created_at, a.id)
+       FROM attachments a WHERE a.note_id = @noteId) AS attachments_json;
 
 -- GET /api/notes/{id}
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
-select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
-select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
+SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator,
+     (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
+       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = n.id) AS tag_names,
+     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
+         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         ORDER BY a.created_at, a.id)
+       FROM attachments a WHERE a.note_id = n.id) AS attachments_json
+   FROM notes n WHERE n.id = @noteId;
 
 -- PATCH /api/notes/{id}
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 update "notes" set "content" = ?, "version" = ?, "updated_at" = ?, "field_clock" = ?, "field_versions" = ? where "id" = ? returning *;
@@ -47,12 +63,18 @@ delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
-select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
-select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
+SELECT (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
+       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = @noteId) AS tag_names,
+     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
+         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         ORDER BY a.created_at, a.id)
+       FROM attachments a WHERE a.note_id = @noteId) AS attachments_json;
 
 -- GET /api/notes
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "n"."id", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
+select "n"."id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
@@ -60,7 +82,8 @@ select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "nam
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- GET /api/search
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 
     SELECT rowid FROM notes_fts
     WHERE notes_fts MATCH ?
@@ -82,12 +105,14 @@ select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "nam
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- GET /api/tags
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select distinct "t"."name" from "notes" as "n" inner join "note_tags" as "nt" on "nt"."note_id" = "n"."id" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "n"."trashed" = ? and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) order by "t"."name";
 
 -- POST /api/notes/{id}/collaborators
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 select * from "users" where "id" = ?;
@@ -98,8 +123,9 @@ select "c"."user_id", "c"."added_at", "u"."display_name", "u"."email" from "note
 commit;
 
 -- GET /api/notes (as a collaborator)
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
-select "n"."id", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
+select "n"."id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
@@ -107,7 +133,8 @@ select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "nam
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- POST /api/notes/{id}/attachments
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
@@ -116,7 +143,8 @@ update "notes" set "version" = ?, "updated_at" = ? where "id" = ? returning *;
 commit;
 
 -- POST /api/notes/{id}/share
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 select * from "share_links" where "note_id" = ?;
@@ -128,7 +156,8 @@ select "n".* from "share_links" as "s" inner join "notes" as "n" on "n"."id" = "
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- POST /api/sync
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?));
 select distinct "note_id" from "note_tombstones" where "note_id" in (SELECT value FROM json_each(?));
@@ -140,7 +169,8 @@ insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "
 commit;
 
 -- GET /api/sync
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select "n"."id", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.owner_id = ? and "n"."updated_at" >= ? union all select "n"."id", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?) and ("n"."updated_at" >= ? or exists (select "c"."note_id" from "note_collaborators" as "c" where "c"."note_id" = "n"."id" and "c"."user_id" = ? and "c"."added_at" >= ?)) order by "updated_at", "id";
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
@@ -148,17 +178,19 @@ select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "nam
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- GET /api/sync/deleted
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select "note_id", "deleted_at" from "note_tombstones" where "user_id" = ? and "deleted_at" >= ? order by "deleted_at", "note_id";
 
 -- POST /api/settings/api-keys
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 insert into "api_keys" ("id", "user_id", "name", "key_hash", "key_prefix", "scopes", "created_at", "last_used_at") values (?, ?, ?, ?, ?, ?, ?, ?);
 
 -- GET /api/notes (with an API key)
 select "k"."id", "k"."scopes", "k"."last_used_at", "u"."id" as "user_id", "u"."is_owner" from "api_keys" as "k" inner join "users" as "u" on "u"."id" = "k"."user_id" where "k"."key_hash" = ?;
 update "api_keys" set "last_used_at" = ? where "id" = ?;
-select "n"."id", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
+select "n"."id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 select "n"."id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
@@ -166,7 +198,8 @@ select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "nam
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- DELETE /api/notes/{id}
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 select "note_id" as "noteId", "user_id" as "userId" from "note_collaborators" where "note_id" in (SELECT value FROM json_each(?));
@@ -179,7 +212,8 @@ delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists
 commit;
 
 -- DELETE /api/users/{id}
-select "s"."token_hash", "s"."expires_at", "u"."id", "u"."is_owner" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token_hash" = ? and "s"."expires_at" > ?;
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select * from "users" where "id" = ?;
 select * from "notes" where "owner_id" = ?;

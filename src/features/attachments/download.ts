@@ -1,18 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { matchesEtag } from '../../http/conditional.js';
 import { inlineDisposition } from './filenames.js';
 import type { StoredFile } from './service.js';
 
 /** Content never changes under an attachment id, so a private cache may keep it for a year. */
 const CACHE_CONTROL = 'private, max-age=31536000, immutable';
-
-function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === etag);
-}
 
 /**
  * Sends a stored attachment file with the D-ATT-4 headers, or 304 when the client's

@@ -1,10 +1,23 @@
 import pLimit from 'p-limit';
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
 import { errors } from '../../errors.js';
 
-// Each upload is decoded once from a temporary file: libvips' operation cache would only keep
-// those files open after they are deleted.
-sharp.cache(false);
+type SharpFunction = typeof import('sharp')['default'];
+let loadingSharp: Promise<SharpFunction> | undefined;
+
+/**
+ * sharp, loaded by the first image that needs it: libvips costs an idle server ~27 MiB of
+ * memory, and most requests never touch an image (docs/decisions/0017-performance.md).
+ */
+function loadSharp(): Promise<SharpFunction> {
+  loadingSharp ??= import('sharp').then(({ default: sharp }) => {
+    // Each upload is decoded once from a temporary file: libvips' operation cache would only
+    // keep those files open after they are deleted.
+    sharp.cache(false);
+    return sharp;
+  });
+  return loadingSharp;
+}
 
 /**
  * Image work (header reads and decodes) runs this many at a time in the whole process, the
@@ -42,6 +55,7 @@ function acceptedType(metadata: Metadata): (typeof ACCEPTED_TYPES)[number] | nul
 }
 
 async function metadataOf(file: string): Promise<Metadata | null> {
+  const sharp = await loadSharp();
   try {
     return await decodeSlot(() => sharp(file).metadata());
   } catch {
@@ -64,7 +78,8 @@ function checkPixels(metadata: Metadata, maxPixels: number): void {
  * Decodes in one of the DECODES_AT_ONCE slots. libvips checks the pixel limit again itself
  * (`limitInputPixels`), in case a format's decoder sees more than its header said.
  */
-function decode<T>(file: string, maxPixels: number, use: (image: Sharp) => Promise<T>): Promise<T> {
+async function decode<T>(file: string, maxPixels: number, use: (image: Sharp) => Promise<T>): Promise<T> {
+  const sharp = await loadSharp();
   return decodeSlot(() => use(sharp(file, { failOn: 'truncated', limitInputPixels: maxPixels })));
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.js';
+import { fastStatement } from '../../db/fastPath.js';
 
 export async function insertSession(
   db: Db,
@@ -7,7 +8,28 @@ export async function insertSession(
   await db.insertInto('sessions').values(session).execute();
 }
 
-export async function findSessionUser(db: Db, tokenHash: string, now: number) {
+export interface SessionUser {
+  token_hash: string;
+  expires_at: number;
+  id: number;
+  is_owner: number;
+}
+
+/** The session's user, while the session has not expired: the start of every signed-in request. */
+export async function findSessionUser(
+  db: Db,
+  tokenHash: string,
+  now: number,
+): Promise<SessionUser | undefined> {
+  const fast = sessionUserStatement.get(db, tokenHash, now);
+  return fast ? fast.row : findSessionUserWithKysely(db, tokenHash, now);
+}
+
+export async function findSessionUserWithKysely(
+  db: Db,
+  tokenHash: string,
+  now: number,
+): Promise<SessionUser | undefined> {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
@@ -16,6 +38,12 @@ export async function findSessionUser(db: Db, tokenHash: string, now: number) {
     .where('s.expires_at', '>', now)
     .executeTakeFirst();
 }
+
+/** findSessionUser's SQLite fast path (db/fastPath.ts); test/fast-paths.test.ts pins it to the above. */
+export const sessionUserStatement = fastStatement<[tokenHash: string, now: number], SessionUser>(
+  `SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?`,
+);
 
 export async function extendSession(db: Db, tokenHash: string, expiresAt: number): Promise<void> {
   await db

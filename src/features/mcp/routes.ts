@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
@@ -9,7 +7,6 @@ import { errorResponses, Success, withHeaders } from '../../http/schemas.js';
 import { oauthDiscoveryRoutes } from './oauthDiscovery.js';
 import { JsonRpcBody, JsonRpcError, McpBadRequest, SessionHeaders } from './schemas.js';
 import type { SessionCheck } from './service.js';
-import { buildMcpServer } from './tools.js';
 
 /** The only request headers the SDK transport needs; the API key stays out of it. */
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'];
@@ -87,6 +84,9 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const actor = actorOf(request);
+      const { WebStandardStreamableHTTPServerTransport, isInitializeRequest, buildMcpServer } = await import(
+        './sdk.js'
+      );
       const messages = Array.isArray(request.body) ? request.body : [request.body];
       const initializing = messages.some((m) => isInitializeRequest(m));
       if (!initializing) {

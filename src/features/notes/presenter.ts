@@ -23,7 +23,12 @@ export function attachmentView(row: AttachmentRow): Attachment {
 export async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<Note[]> {
   const ids = rows.map((r) => r.id);
   const [tags, attachments] = await Promise.all([tagsByNote(db, ids), attachmentsByNote(db, ids)]);
-  return rows.map((row) => ({
+  return rows.map((row) => noteViewOf(row, tags.get(row.id) ?? [], attachments.get(row.id) ?? []));
+}
+
+/** The Note answer of a row, its tag names and its attachment rows. */
+export function noteViewOf(row: NoteViewRow, tags: string[], attachments: readonly AttachmentRow[]): Note {
+  return {
     id: row.id,
     ownerId: row.owner_id,
     title: row.title,
@@ -38,9 +43,9 @@ export async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<N
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     version: row.version,
-    tags: tags.get(row.id) ?? [],
-    attachments: (attachments.get(row.id) ?? []).map(attachmentView),
-  }));
+    tags,
+    attachments: attachments.map(attachmentView),
+  };
 }
 
 /**
@@ -93,6 +98,8 @@ export async function collectBatches<T>(batches: AsyncIterable<readonly T[]>): P
 }
 
 export async function noteView(db: Db, row: NoteRow): Promise<Note> {
+  const relations = store.noteRelationsFast(db, row.id);
+  if (relations) return noteViewOf(row, relations.tags, relations.attachments);
   const [view] = await noteViews(db, [row]);
   return view!;
 }

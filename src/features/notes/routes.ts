@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
 import { actorOf } from '../../http/auth.js';
+import { matchesEtag } from '../../http/conditional.js';
 import { sendJsonArray } from '../../http/jsonArray.js';
 import { errorResponses, NoteIdParams, Success, withHeaders } from '../../http/schemas.js';
-import { IfMatchHeaders, ListNotesQuery, NoteETag, NoteInput, NoteList } from './schemas.js';
+import { IfMatchHeaders, ListETag, ListNotesQuery, NoteETag, NoteInput, NoteList } from './schemas.js';
 
 /**
  * The version `If-Match` asks for (D-NOTE-3); undefined for none, and for `*`, which matches any
@@ -30,11 +31,19 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'List notes: pinned first, then sortOrder, then most recently updated',
         querystring: ListNotesQuery,
-        response: { 200: NoteList, ...errorResponses(400, 401) },
+        response: {
+          200: withHeaders(NoteList, { etag: ListETag }),
+          304: { description: 'If-None-Match names the current ETag: the list is unchanged', type: 'null' },
+          ...errorResponses(400, 401),
+        },
       },
     },
-    async (request, reply) =>
-      sendJsonArray(reply, await notes.listInBatches(actorOf(request), request.query)),
+    async (request, reply) => {
+      const { etag, batches } = await notes.listWithETag(actorOf(request), request.query);
+      reply.header('etag', etag);
+      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      return sendJsonArray(reply, batches);
+    },
   );
 
   app.post(

@@ -86,6 +86,12 @@ export const NoteETag: HeaderDoc = {
   description: 'The note\'s version in quotes, e.g. "3": send it back as If-Match',
 };
 
+export const ListETag: HeaderDoc = {
+  type: 'string',
+  description:
+    'Names this list of notes at these versions: send it back as If-None-Match to get 304 while nothing in it changed',
+};
+
 /** `If-Match: "<version>"` (D-NOTE-3). */
 export const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ maxLength: 100 })),

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
@@ -15,8 +15,8 @@ import {
   setItemChecked,
 } from './contentEdits.js';
 import { type NoteFields, pickNoteFields } from './fields.js';
-import { notesToDeleteBySystemRule, requireNoteAccess } from './permissions.js';
-import { collectBatches, noteView, noteViewBatches } from './presenter.js';
+import { decideNoteAccess, denialError, notesToDeleteBySystemRule, requireNoteAccess } from './permissions.js';
+import { collectBatches, noteView, noteViewBatches, noteViewOf } from './presenter.js';
 import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
 import type { NoteRow } from './store.js';
 import * as store from './store.js';
@@ -122,8 +122,23 @@ export function createNotesService(deps: NotesDeps) {
    * are read now; each batch's notes when the batch is asked for.
    */
   async function listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
+    return (await listWithETag(actor, query)).batches;
+  }
+
+  /**
+   * The list as batches, and its ETag: a hash of its notes' ids and versions in list order,
+   * read before any note is. A note's answer changes only with its version (D-NOTE-3: every
+   * change to a field, tags and attachments included, raises it), so an unchanged ETag means
+   * an unchanged list, and a conditional GET can be answered 304 without reading the notes.
+   */
+  async function listWithETag(
+    actor: Actor,
+    query: ListNotesOptions,
+  ): Promise<{ etag: string; batches: AsyncIterable<Note[]> }> {
     const listed = await store.listNotes(db, actor.userId, listFilter(query));
-    return noteViewBatches(db, actor.userId, listed);
+    const hash = createHash('sha256');
+    for (const note of listed) hash.update(`${note.id}:${note.version},`);
+    return { etag: `"list-${hash.digest('base64url')}"`, batches: noteViewBatches(db, actor.userId, listed) };
   }
 
   async function notifyDeleted(attachments: AttachmentRow[]): Promise<void> {
@@ -133,6 +148,7 @@ export function createNotesService(deps: NotesDeps) {
 
   return {
     listInBatches,
+    listWithETag,
 
     async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
       return collectBatches(await listInBatches(actor, query));
@@ -159,9 +175,12 @@ export function createNotesService(deps: NotesDeps) {
       return { notes, nextCursor: listed.length > query.limit && last ? listCursorAfter(last) : null };
     },
 
+    /** requireNoteAccess(…, 'read') and noteView in one read (store.findNoteForView). */
     async get(actor: Actor, noteId: string): Promise<Note> {
-      const { note } = await requireNoteAccess(db, actor, noteId, 'read');
-      return noteView(db, note);
+      const found = await store.findNoteForView(db, noteId.toLowerCase(), actor.userId);
+      const decision = decideNoteAccess(actor, found, 'read');
+      if (!decision.allowed) throw denialError(decision.reason, 'read');
+      return noteViewOf(decision.note, found!.tags, found!.attachments);
     },
 
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {

@@ -1,7 +1,10 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
+import { fastStatement } from '../../db/fastPath.js';
 import type { NotesTable } from '../../db/schema.js';
+import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
+import { TAG_SEPARATOR, tagsByNote } from '../tags/store.js';
 import type { NoteColor, NoteFilter } from './schemas.js';
 import { visibleTo } from './visibility.js';
 
@@ -100,6 +103,110 @@ export async function findNotesWithRole(
   return found;
 }
 
+/** A note as GET /api/notes/{id} needs it: the row, the user's role, its tags and attachments. */
+export interface NoteForView {
+  note: NoteRow;
+  /** Undefined when the user cannot see the note (visibleTo would leave it out). */
+  role: NoteRole | undefined;
+  tags: string[];
+  attachments: AttachmentRow[];
+}
+
+/** One note for a by-id read; undefined when no note has this id. */
+export async function findNoteForView(
+  db: Db,
+  noteId: string,
+  userId: number,
+): Promise<NoteForView | undefined> {
+  const fast = findNoteForViewFast(db, noteId, userId);
+  return fast ? fast.found : findNoteForViewWithKysely(db, noteId, userId);
+}
+
+export async function findNoteForViewWithKysely(
+  db: Db,
+  noteId: string,
+  userId: number,
+): Promise<NoteForView | undefined> {
+  const row = await notesWithCollaboration(db, userId).where('n.id', '=', noteId).executeTakeFirst();
+  if (!row) return undefined;
+  const { note, role } = roleOf(row, userId);
+  if (!role) return { note, role, tags: [], attachments: [] };
+  const [tags, attachments] = await Promise.all([tagsByNote(db, [noteId]), attachmentsByNote(db, [noteId])]);
+  return { note, role, tags: tags.get(noteId) ?? [], attachments: attachments.get(noteId) ?? [] };
+}
+
+/**
+ * The tag names (as tagsByNote joins them) and the attachments (as a JSON array of rows, in
+ * attachmentsByNote's order) of the note whose id is the SQL expression `noteId`, as columns
+ * `tag_names` and `attachments_json` of the fast paths below.
+ */
+function relationColumns(noteId: string): string {
+  return `(SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
+       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ${noteId}) AS tag_names,
+     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
+         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         ORDER BY a.created_at, a.id)
+       FROM attachments a WHERE a.note_id = ${noteId}) AS attachments_json`;
+}
+
+interface RelationColumns {
+  tag_names: string | null;
+  attachments_json: string;
+}
+
+function relationsOf(row: RelationColumns): Pick<NoteForView, 'tags' | 'attachments'> {
+  const tags = row.tag_names === null ? [] : row.tag_names.split(TAG_SEPARATOR);
+  return { tags, attachments: JSON.parse(row.attachments_json) };
+}
+
+/**
+ * findNoteForView's SQLite fast path (db/fastPath.ts): the three reads of the Kysely version as
+ * one statement with correlated subqueries. test/fast-paths.test.ts pins its answers to the
+ * Kysely version's.
+ */
+const noteForViewStatement = fastStatement<
+  [{ userId: number; separator: string; noteId: string }],
+  NoteRow & { is_collaborator: number } & RelationColumns
+>(
+  `SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator,
+     ${relationColumns('n.id')}
+   FROM notes n WHERE n.id = @noteId`,
+);
+
+/** The fast path's answer, or undefined when `db` has none and the Kysely version must run. */
+export function findNoteForViewFast(
+  db: Db,
+  noteId: string,
+  userId: number,
+): { found: NoteForView | undefined } | undefined {
+  const fast = noteForViewStatement.get(db, { userId, separator: TAG_SEPARATOR, noteId });
+  if (!fast) return undefined;
+  if (!fast.row) return { found: undefined };
+  const { tag_names, attachments_json, ...row } = fast.row;
+  const { note, role } = roleOf(row, userId);
+  if (!role) return { found: { note, role, tags: [], attachments: [] } };
+  return { found: { note, role, ...relationsOf({ tag_names, attachments_json }) } };
+}
+
+const noteRelationsStatement = fastStatement<[{ separator: string; noteId: string }], RelationColumns>(
+  `SELECT ${relationColumns('@noteId')}`,
+);
+
+/**
+ * A note's tags and attachments in one statement, for the answer to a write (noteView), or
+ * undefined when `db` has no fast path and tagsByNote and attachmentsByNote must run; pinned to
+ * them by test/fast-paths.test.ts.
+ */
+export function noteRelationsFast(
+  db: Db,
+  noteId: string,
+): Pick<NoteForView, 'tags' | 'attachments'> | undefined {
+  const fast = noteRelationsStatement.get(db, { separator: TAG_SEPARATOR, noteId });
+  return fast?.row && relationsOf(fast.row);
+}
+
 export async function noteExists(db: Db, noteId: string): Promise<boolean> {
   const row = await db.selectFrom('notes').select('id').where('id', '=', noteId).executeTakeFirst();
   return row !== undefined;
@@ -132,10 +239,10 @@ export async function listNotes(
   db: Db,
   userId: number,
   { filter, tag, color, pinned, limit, after }: ListFilter,
-): Promise<ListedNote[]> {
+): Promise<(ListedNote & { version: number })[]> {
   let query = db
     .selectFrom('notes as n')
-    .select(['n.id', textBytes('n').as('bytes')])
+    .select(['n.id', 'n.version', textBytes('n').as('bytes')])
     .where(visibleTo(userId));
   if (filter === 'all') query = query.where('n.archived', '=', 0).where('n.trashed', '=', 0);
   else if (filter === 'archived') query = query.where('n.archived', '=', 1).where('n.trashed', '=', 0);

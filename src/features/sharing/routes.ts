@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler }
 import { Type } from 'typebox';
 import { actorOf, requestOrigin } from '../../http/auth.js';
 import { errorResponses, NoteIdParams, withHeaders } from '../../http/schemas.js';
+import { type SecurityHeaders, securityHeaders } from '../../http/securityHeaders.js';
 import { sendStoredFile } from '../attachments/download.js';
 import { FileETag, ImageBinary } from '../attachments/schemas.js';
 import { PAGE_CSP_DIRECTIVES, renderNoticePage, renderSharedNotePage } from './page.js';
@@ -22,9 +23,20 @@ async function publicShareHeaders(_request: FastifyRequest, reply: FastifyReply)
   });
 }
 
-/** What every public share route has: no authentication, the headers above, a rate limit. */
-function publicShareRoute(limit: onRequestHookHandler) {
-  return { config: { auth: 'public' as const }, onRequest: [publicShareHeaders, limit] };
+/** The share page is a document, allowed exactly its stylesheet and our images: its own CSP. */
+const SHARED_PAGE_SECURITY_HEADERS = securityHeaders({
+  contentSecurityPolicy: { useDefaults: false, directives: PAGE_CSP_DIRECTIVES },
+});
+
+/**
+ * What every public share route has: no authentication, the headers above, a rate limit, and
+ * its own security headers when it is a page.
+ */
+function publicShareRoute(limit: onRequestHookHandler, headers?: SecurityHeaders) {
+  return {
+    config: { auth: 'public' as const, ...(headers ? { securityHeaders: headers } : {}) },
+    onRequest: [publicShareHeaders, limit],
+  };
 }
 
 export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -116,9 +128,7 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/s/:token',
     {
-      ...publicShareRoute(sharedNoteLimit),
-      // Replaces the API's CSP: this is a document, allowed exactly its stylesheet and our images.
-      helmet: { contentSecurityPolicy: { useDefaults: false, directives: PAGE_CSP_DIRECTIVES } },
+      ...publicShareRoute(sharedNoteLimit, SHARED_PAGE_SECURITY_HEADERS),
       errorHandler: renderPageError,
       schema: {
         tags,

@@ -1,0 +1,285 @@
+/**
+ * The "peer" section of `npm run bench`: our server, the peer-shaped baseline (bench/peer.ts)
+ * and the bare-Fastify ceiling, each with the same 1,000 short notes written through its own
+ * API, measured side by side in interleaved rounds (each scenario on each server in turn, then
+ * the next round), with the server's CPU time per request from /proc. The machine is shared,
+ * so the table reports medians over the rounds, and ratios taken within a round.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { measure } from './load.js';
+import { type ServerProcess, startProcess } from './processes.js';
+import type { LoadRequest } from './scenarios.js';
+
+export interface PeerOptions {
+  quick: boolean;
+  mainJs: string;
+  workDir: string;
+  log: (message: string) => void;
+}
+
+export interface PeerRow {
+  name: string;
+  ours: Measured;
+  peer: Measured;
+  /** Only for GETs: the ceiling replays our answer's bytes. */
+  ceiling?: Measured;
+  /** Medians over the rounds of the ratio within each round. */
+  oursToPeer: number;
+  oursToCeiling?: number;
+  failures: string[];
+}
+
+interface Measured {
+  rps: number;
+  cpuMicrosPerRequest: number;
+}
+
+export interface PeerReport {
+  rows: PeerRow[];
+  rounds: number;
+  notes: number;
+  idleRssMb: { ours: number; peer: number };
+  peakRssMb: { ours: number; peer: number };
+}
+
+const NOTES = 1_000;
+const PASSWORD = 'peer bench password';
+const WORDS = 'milk eggs bread call mum plan trip book review budget meeting ideas garden'.split(' ');
+
+/** Short Keep-style notes: a title and a line or two, a hashtag in some. */
+export function shortNote(n: number): { title: string; content: string } {
+  const words = Array.from({ length: 8 + (n % 12) }, (_, i) => WORDS[(n * 7 + i * 3) % WORDS.length]);
+  return { title: `Note ${n}`, content: `${words.join(' ')}${n % 3 === 0 ? ' #home' : ''}` };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+interface Target {
+  name: 'ours' | 'peer' | 'ceiling';
+  server: ServerProcess;
+  /** The reader's credentials: the user of the 1,000 notes. */
+  headers: Record<string, string>;
+  /** Another user's, who makes the creates, so that the list stays at 1,000 notes. */
+  writerHeaders: Record<string, string>;
+  ids: string[];
+}
+
+async function call(target: Target, method: string, requestPath: string, body?: unknown) {
+  const response = await fetch(`${target.server.url}${requestPath}`, {
+    method,
+    headers: { ...target.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${target.name} ${method} ${requestPath}: ${response.status}`);
+  return response;
+}
+
+async function seedThroughApi(target: Target): Promise<void> {
+  for (let n = 0; n < NOTES; n++) {
+    const note = (await (await call(target, 'POST', '/api/notes', shortNote(n))).json()) as { id: string };
+    target.ids.push(note.id);
+  }
+}
+
+interface Scenario {
+  name: string;
+  ceiling: boolean;
+  /** Sent as the other user (Target.writerHeaders). */
+  byWriter?: boolean;
+  request(target: Target): LoadRequest;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'List all 1,000 notes',
+    ceiling: true,
+    request: () => ({ method: 'GET', path: '/api/notes' }),
+  },
+  {
+    name: 'One note by id',
+    ceiling: true,
+    request: (target) => ({ method: 'GET', path: `/api/notes/${target.ids[0]}` }),
+  },
+  {
+    name: 'Create',
+    ceiling: false,
+    byWriter: true,
+    request: () => {
+      let n = NOTES;
+      return { method: 'POST', path: '/api/notes', next: () => ({ body: shortNote(n++) }) };
+    },
+  },
+  {
+    name: 'Update',
+    ceiling: false,
+    request: (target) => {
+      let n = 0;
+      return {
+        method: 'PATCH',
+        path: `/api/notes/${target.ids[0]}`,
+        next: () => {
+          n++;
+          return { path: `/api/notes/${target.ids[n % target.ids.length]}`, body: { title: `edited ${n}` } };
+        },
+      };
+    },
+  },
+];
+
+async function startOurs(options: PeerOptions): Promise<Target> {
+  const server = await startProcess(
+    [options.mainJs],
+    { DATA_DIR: path.join(options.workDir, 'peer-ours'), LOG_LEVEL: 'warn' },
+    '/api/health',
+  );
+  const signIn = async (requestPath: string, body: object) => {
+    const response = await fetch(`${server.url}${requestPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const cookie = response.headers.getSetCookie().find((c) => c.startsWith('session='));
+    if (!response.ok || !cookie) throw new Error(`${requestPath} failed: ${response.status}`);
+    return { cookie: cookie.split(';')[0]! };
+  };
+  const headers = await signIn('/api/auth/setup', { password: PASSWORD });
+  const writer = { email: 'writer@example.com', displayName: 'Writer', password: PASSWORD };
+  const added = await fetch(`${server.url}/api/users`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(writer),
+  });
+  if (!added.ok) throw new Error(`adding the writer failed: ${added.status}`);
+  const writerHeaders = await signIn('/api/auth/login', { email: writer.email, password: PASSWORD });
+  return { name: 'ours', server, headers, writerHeaders, ids: [] };
+}
+
+async function startPeer(options: PeerOptions): Promise<Target> {
+  const server = await startProcess(
+    ['--import', 'tsx', path.join(import.meta.dirname, 'peer.ts')],
+    { PEER_DB: path.join(options.workDir, 'peer.db') },
+    '/api/health',
+  );
+  const signIn = async (user: number) => {
+    const response = await fetch(`${server.url}/login?user=${user}`, { method: 'POST' });
+    return { authorization: `Bearer ${((await response.json()) as { token: string }).token}` };
+  };
+  return { name: 'peer', server, headers: await signIn(1), writerHeaders: await signIn(2), ids: [] };
+}
+
+async function startCeiling(options: PeerOptions, ours: Target): Promise<Target> {
+  const bodies: Record<string, string> = {};
+  for (const scenario of SCENARIOS.filter((s) => s.ceiling)) {
+    const { path: requestPath } = scenario.request(ours);
+    const file = path.join(options.workDir, `peer-ceiling-${Object.keys(bodies).length}.json`);
+    fs.writeFileSync(file, Buffer.from(await (await call(ours, 'GET', requestPath)).arrayBuffer()));
+    bodies[requestPath] = file;
+  }
+  const bodiesFile = path.join(options.workDir, 'peer-ceiling-bodies.json');
+  fs.writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const server = await startProcess(
+    ['--import', 'tsx', path.join(import.meta.dirname, 'ceiling.ts')],
+    { CEILING_BODIES: bodiesFile },
+    '/api/health',
+  );
+  return { name: 'ceiling', server, headers: {}, writerHeaders: {}, ids: ours.ids };
+}
+
+/** One measured run of `request` against `target`: requests/s and the server's CPU µs per request. */
+async function measureOn(target: Target, scenario: Scenario, seconds: number, failures: string[]) {
+  let cpuBefore = 0;
+  const result = await measure(target.server.url, scenario.request(target), {
+    connections: 10,
+    seconds,
+    warmupSeconds: seconds / 4,
+    headers: scenario.byWriter ? target.writerHeaders : target.headers,
+    afterWarmup: () => {
+      cpuBefore = target.server.cpuMicros();
+    },
+  });
+  const cpu = target.server.cpuMicros() - cpuBefore;
+  failures.push(...result.failures.map((f) => `${target.name}: ${f}`));
+  return { rps: result.rps, cpuMicrosPerRequest: result.requests === 0 ? 0 : cpu / result.requests };
+}
+
+export async function runPeerComparison(options: PeerOptions): Promise<PeerReport> {
+  const rounds = options.quick ? 1 : 3;
+  const seconds = options.quick ? 0.5 : 3;
+  const ours = await startOurs(options);
+  const peer = await startPeer(options);
+  const targets: Target[] = [ours, peer];
+  try {
+    const idleRssMb = { ours: ours.server.rssMb(), peer: peer.server.rssMb() };
+    await seedThroughApi(ours);
+    await seedThroughApi(peer);
+    options.log(`peer: seeded ${NOTES} notes through each server's API`);
+    const ceiling = await startCeiling(options, ours);
+    targets.push(ceiling);
+    const samples = SCENARIOS.map(() => ({
+      ours: [] as Measured[],
+      peer: [] as Measured[],
+      ceiling: [] as Measured[],
+    }));
+    const failures = SCENARIOS.map(() => [] as string[]);
+    for (let round = 1; round <= rounds; round++) {
+      for (const [i, scenario] of SCENARIOS.entries()) {
+        for (const target of scenario.ceiling ? [ours, peer, ceiling] : [ours, peer]) {
+          options.log(`peer: round ${round}, ${scenario.name}, ${target.name} …`);
+          samples[i]![target.name].push(await measureOn(target, scenario, seconds, failures[i]!));
+        }
+      }
+    }
+    const summary = (measured: Measured[]): Measured => ({
+      rps: median(measured.map((m) => m.rps)),
+      cpuMicrosPerRequest: median(measured.map((m) => m.cpuMicrosPerRequest)),
+    });
+    const ratio = (a: Measured[], b: Measured[]) => median(a.map((m, r) => m.rps / b[r]!.rps));
+    const rows = SCENARIOS.map((scenario, i): PeerRow => {
+      const s = samples[i]!;
+      return {
+        name: scenario.name,
+        ours: summary(s.ours),
+        peer: summary(s.peer),
+        ...(scenario.ceiling ? { ceiling: summary(s.ceiling), oursToCeiling: ratio(s.ours, s.ceiling) } : {}),
+        oursToPeer: ratio(s.ours, s.peer),
+        failures: failures[i]!,
+      };
+    });
+    const peakRssMb = { ours: ours.server.peakRssMb(), peer: peer.server.peakRssMb() };
+    return { rows, rounds, notes: NOTES, idleRssMb, peakRssMb };
+  } finally {
+    for (const target of targets) await target.server.stop();
+  }
+}
+
+const number = (value: number, digits = 0) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export function peerTable(report: PeerReport): string {
+  const lines = [
+    `Against the peer-shaped baseline (bench/peer.ts) and the bare-Fastify ceiling: ${number(report.notes)} short notes written through each server's API, 10 connections, ${report.rounds} interleaved round(s), medians; CPU is the server process's user + system time per request.`,
+    '',
+    '| Scenario | Ours req/s | Ours CPU µs/req | Peer req/s | Peer CPU µs/req | Ceiling req/s | Ceiling CPU µs/req | Ours / peer | Ours / ceiling |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const row of report.rows) {
+    const failed = row.failures.length > 0 ? ` (${row.failures.join(', ')})` : '';
+    const { ours, peer, ceiling } = row;
+    lines.push(
+      `| ${row.name}${failed} | ${number(ours.rps)} | ${number(ours.cpuMicrosPerRequest)} | ${number(peer.rps)} | ${number(peer.cpuMicrosPerRequest)} | ${ceiling ? number(ceiling.rps) : '—'} | ${ceiling ? number(ceiling.cpuMicrosPerRequest) : '—'} | ${number(row.oursToPeer, 2)}× | ${row.oursToCeiling === undefined ? '—' : `${number(100 * row.oursToCeiling)}%`} |`,
+    );
+  }
+  lines.push(
+    '',
+    `| Measure | Ours | Peer |`,
+    '|---|--:|--:|',
+    `| Idle RSS after start-up (VmRSS) | ${number(report.idleRssMb.ours)} MiB | ${number(report.idleRssMb.peer)} MiB |`,
+    `| Peak RSS after the scenarios (VmHWM) | ${number(report.peakRssMb.ours)} MiB | ${number(report.peakRssMb.peer)} MiB |`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,120 @@
+/**
+ * Each SQLite fast path (src/db/fastPath.ts) answers exactly what the Kysely version of its
+ * query answers, and never runs where it must not: in a transaction, or beside one that is open.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import sharp from 'sharp';
+import { attachmentsByNote } from '../src/features/attachments/store.js';
+import {
+  findSessionUser,
+  findSessionUserWithKysely,
+  sessionUserStatement,
+} from '../src/features/auth/store.js';
+import {
+  findNoteForViewFast,
+  findNoteForViewWithKysely,
+  noteRelationsFast,
+} from '../src/features/notes/store.js';
+import { tagsByNote } from '../src/features/tags/store.js';
+import { createUserClient, type TestClient } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
+
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+async function attach(client: TestClient, noteId: string, name: string, color: string) {
+  const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: color } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.append('file', new Blob([png], { type: 'image/png' }), name);
+  const response = await client.request('POST', `/api/notes/${noteId}/attachments`, { body: form });
+  assert.equal(response.status, 201, response.text);
+}
+
+describe('SQLite fast paths', () => {
+  const server = useServer();
+  const owner = useOwner(server);
+
+  it('findSessionUser answers as its Kysely version: valid, expired, unknown sessions', async () => {
+    const { db } = server.app;
+    const token = owner.cookies.get('session')!;
+    const hash = sha256Hex(token);
+    const session = await db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('token_hash', '=', hash)
+      .executeTakeFirstOrThrow();
+    const cases: [string, number][] = [
+      [hash, session.created_at],
+      [hash, session.expires_at - 1],
+      [hash, session.expires_at],
+      [sha256Hex('not a session'), session.created_at],
+    ];
+    for (const [tokenHash, now] of cases) {
+      const fast = sessionUserStatement.get(db, tokenHash, now);
+      assert.ok(fast, 'the server database has the fast path');
+      assert.deepEqual(fast.row, await findSessionUserWithKysely(db, tokenHash, now));
+    }
+    assert.equal((await findSessionUser(db, hash, session.created_at))?.token_hash, hash);
+  });
+
+  it('findNoteForView and noteRelationsFast answer as their Kysely versions for owners, collaborators and strangers', async () => {
+    const { db } = server.app;
+    const friend = await createUserClient(server, 'friend@example.com');
+    const stranger = await createUserClient(server, 'stranger@example.com');
+    const ownerId = (await owner.get('/api/users/me')).body.id;
+    const tagged = (await owner.post('/api/notes', { title: 'Plans #work #home', content: '#zoo #äpfel' }))
+      .body;
+    await attach(owner, tagged.id, 'b.png', '#112233');
+    await attach(owner, tagged.id, 'a.png', '#445566');
+    const shared = (await owner.post('/api/notes', { title: 'Shared #work' })).body;
+    assert.equal(
+      (await owner.post(`/api/notes/${shared.id}/collaborators`, { userId: friend.userId })).status,
+      201,
+    );
+    await attach(friend.client, shared.id, 'c.png', '#778899');
+    const trashed = (await owner.post('/api/notes', { title: 'Gone', trashed: true })).body;
+    const friends = (await friend.client.post('/api/notes', { title: 'Mine #secret' })).body;
+    const noteIds = [tagged.id, shared.id, trashed.id, friends.id, randomUUID()];
+    for (const userId of [ownerId, friend.userId, stranger.userId]) {
+      for (const noteId of noteIds) {
+        const fast = findNoteForViewFast(db, noteId, userId);
+        assert.ok(fast, 'the server database has the fast path');
+        assert.deepEqual(
+          fast.found,
+          await findNoteForViewWithKysely(db, noteId, userId),
+          `${userId} ${noteId}`,
+        );
+      }
+    }
+    for (const noteId of noteIds) {
+      const relations = noteRelationsFast(db, noteId);
+      assert.ok(relations, 'the server database has the fast path');
+      const [tags, attachments] = await Promise.all([
+        tagsByNote(db, [noteId]),
+        attachmentsByNote(db, [noteId]),
+      ]);
+      assert.deepEqual(relations, {
+        tags: tags.get(noteId) ?? [],
+        attachments: attachments.get(noteId) ?? [],
+      });
+    }
+    const view = findNoteForViewFast(db, tagged.id, ownerId)?.found;
+    assert.deepEqual(view?.tags, ['home', 'work', 'zoo', 'äpfel']);
+    assert.equal(view?.attachments.length, 2);
+  });
+
+  it('is not taken in a transaction, nor beside one open on the connection', async () => {
+    const { db } = server.app;
+    const hash = sha256Hex(owner.cookies.get('session')!);
+    assert.ok(sessionUserStatement.get(db, hash, 0));
+    await db.transaction().execute(async (trx) => {
+      assert.equal(sessionUserStatement.get(trx, hash, 0), undefined);
+      // Another request's read while this transaction is open must not see its writes.
+      assert.equal(sessionUserStatement.get(db, hash, 0), undefined);
+    });
+    assert.ok(sessionUserStatement.get(db, hash, 0));
+  });
+});
