@@ -10,7 +10,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
-import { type DatabaseOptions, type Db, openDatabase } from './db/connection.js';
+import { type DatabaseOptions, type Db, type OpenDatabase, openDatabase } from './db/connection.js';
+import { openPostgres } from './db/postgres.js';
 import { errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
@@ -72,7 +73,7 @@ const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 export function buildServices(deps: {
   db: Db;
   /** The health check's probe of the database (OpenDatabase.ping). */
-  pingDatabase: () => void;
+  pingDatabase: () => void | Promise<void>;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -168,10 +169,14 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
  */
 export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQuery']) {
   const quota = storageQuota(config.storageQuotaBytes);
-  const database = await openDatabase(config.dataDir, {
+  const options: DatabaseOptions = {
     onQuery,
     storageGrew: (_userId, bytes) => quota.check(bytes),
-  });
+    storageQuotaBytes: config.storageQuotaBytes,
+  };
+  const database: OpenDatabase = config.databaseUrl
+    ? await openPostgres(config.databaseUrl, options)
+    : await openDatabase(config.dataDir, options);
   return { database, quota, clock: new MonotonicClock(await newestUpdate(database.db)) };
 }
 

@@ -124,6 +124,12 @@ export interface ShareLinksTable {
   created_at: number;
 }
 
+/** PostgreSQL's search index (postgres_schema.ts); SQLite has the FTS5 table notes_fts instead. */
+export interface NotesSearchTable {
+  doc_id: number;
+  document: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -138,4 +144,5 @@ export interface Database {
   mcp_sessions: McpSessionsTable;
   share_links: ShareLinksTable;
   storage_usage: StorageUsageTable;
+  notes_search: NotesSearchTable;
 }

@@ -9,6 +9,7 @@ import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { ScryptCost } from '../../src/features/auth/passwords.js';
 import { setupOwner, type TestClient } from './client.js';
+import { databaseUrlFor, dropDatabaseOf, onPostgres } from './postgres.js';
 
 /**
  * scrypt at the lowest cost for test servers: production's cost (D-AUTH-7, ~50–100 ms a hash)
@@ -41,7 +42,14 @@ export interface ServerOptions {
 /** Boots the real app on an ephemeral loopback port with a fresh (or given) DATA_DIR. */
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
+  const database = onPostgres ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {};
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...database,
+    ...options.env,
+  });
   const app = await buildApp(config, {
     logger: options.logStream ? undefined : false,
     logStream: options.logStream,
@@ -61,7 +69,9 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       if (closed) return;
       closed = true;
       await app.close();
-      if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (keepData) return;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (onPostgres) await dropDatabaseOf(dataDir);
     },
   };
 }
