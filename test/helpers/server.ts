@@ -1,3 +1,4 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -169,4 +170,26 @@ export function mainArguments(...args: string[]): string[] {
   return import.meta.url.endsWith('.js')
     ? [path.resolve('.tmp/test-build/src/main.js'), ...args]
     : ['--import', 'tsx', path.resolve('src/main.ts'), ...args];
+}
+
+/**
+ * The server's entry point in a child process with `env` added to this one's, once it listens:
+ * its URL, the process, and everything it printed so far.
+ */
+export async function spawnServer(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcessWithoutNullStreams; output(): string }> {
+  const child = spawn(process.execPath, mainArguments(), {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', () => reject(new Error(`exited early: ${output}`)));
+  });
+  return { url, child, output: () => output };
 }
