@@ -164,20 +164,23 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
 
 /**
  * DATA_DIR's database with the storage quota enforced inside its writes, and the clock that
- * stamps writes, never behind the newest stored one (D-SYNC-2): how the server and the commands
- * open it.
+ * stamps writes, never behind the newest stored one (D-SYNC-2) nor, on PostgreSQL, behind an
+ * X-Sync-Time any process has handed out (decision 0016): how the server and the commands open it.
  */
 export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQuery']) {
   const quota = storageQuota(config.storageQuotaBytes);
+  const clock = new MonotonicClock();
   const options: DatabaseOptions = {
     onQuery,
     storageGrew: (_userId, bytes) => quota.check(bytes),
     storageQuotaBytes: config.storageQuotaBytes,
+    clockFloor: (ms) => clock.advanceTo(ms),
   };
   const database: OpenDatabase = config.databaseUrl
     ? await openPostgres(config.databaseUrl, options)
     : await openDatabase(config.dataDir, options);
-  return { database, quota, clock: new MonotonicClock(await newestUpdate(database.db)) };
+  clock.advanceTo(await newestUpdate(database.db));
+  return { database, quota, clock };
 }
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */

@@ -41,6 +41,12 @@ export interface DatabaseOptions {
    * error that becomes storageGrew's (postgres.ts). null: no quota.
    */
   storageQuotaBytes?: number | null;
+  /**
+   * PostgreSQL only: called inside every write transaction, once it holds the write lock, with
+   * the floor its time stamps must not go below (sync_clock; decision 0016). The server's clock
+   * advances to it.
+   */
+  clockFloor?: (ms: number) => void;
 }
 
 /**

@@ -53,8 +53,9 @@ export async function openPostgres(url: string, options: DatabaseOptions = {}): 
   // query opens a new one.
   pool.on('error', () => {});
   const { onQuery, storageGrew } = options;
+  const driverHooks: DriverHooks = { translate: (error) => translateError(error, storageGrew) };
   const db = new Kysely<Database>({
-    dialect: new NotesPostgresDialect(pool, (error) => translateError(error, storageGrew)),
+    dialect: new NotesPostgresDialect(pool, driverHooks),
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),
   });
   try {
@@ -63,6 +64,8 @@ export async function openPostgres(url: string, options: DatabaseOptions = {}): 
     await db.destroy();
     throw error;
   }
+  // From now on sync_clock exists: every write transaction reads its floor.
+  driverHooks.clockFloor = options.clockFloor;
   return {
     db,
     engine: 'postgres',
@@ -89,16 +92,22 @@ function translateError(error: unknown, storageGrew: DatabaseOptions['storageGre
 /** Kysely's connection class, which it does not export. */
 type PostgresConnection = Parameters<PostgresDriver['releaseConnection']>[0];
 
+/** What the driver adds to Kysely's: errors translated, the clock's floor read after the write lock. */
+interface DriverHooks {
+  translate(error: unknown): unknown;
+  clockFloor?: (ms: number) => void;
+}
+
 class NotesPostgresDialect implements Dialect {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly translate: (error: unknown) => unknown,
+    private readonly hooks: DriverHooks,
   ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new NotesPostgresDriver(this.pool, this.translate);
+    return new NotesPostgresDriver(this.pool, this.hooks);
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();
@@ -108,13 +117,16 @@ class NotesPostgresDialect implements Dialect {
   }
 }
 
-/** Kysely's driver, with the write lock taken by every transaction and database errors translated. */
+/**
+ * Kysely's driver, with the write lock taken by every transaction (and then the clock's floor
+ * read) and database errors translated.
+ */
 class NotesPostgresDriver extends PostgresDriver {
   readonly #connections = new WeakMap<DatabaseConnection, PostgresConnection>();
 
   constructor(
     pool: pg.Pool,
-    private readonly translate: (error: unknown) => unknown,
+    private readonly hooks: DriverHooks,
   ) {
     super({ pool });
   }
@@ -126,7 +138,7 @@ class NotesPostgresDriver extends PostgresDriver {
         try {
           return await connection.executeQuery(query);
         } catch (error) {
-          throw this.translate(error);
+          throw this.hooks.translate(error);
         }
       },
       streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize ?? 100),
@@ -138,6 +150,13 @@ class NotesPostgresDriver extends PostgresDriver {
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
     await super.beginTransaction(connection, settings);
     await connection.executeQuery(CompiledQuery.raw(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`));
+    const { clockFloor } = this.hooks;
+    if (clockFloor) {
+      const floor = await connection.executeQuery<{ floor_ms: number }>(
+        CompiledQuery.raw('SELECT floor_ms FROM sync_clock'),
+      );
+      clockFloor(floor.rows[0]?.floor_ms ?? 0);
+    }
   }
 
   override async releaseConnection(connection: DatabaseConnection) {

@@ -130,6 +130,12 @@ export interface NotesSearchTable {
   document: string;
 }
 
+/** PostgreSQL only, one row: the floor of every write's time stamp (postgres.ts, decision 0016). */
+export interface SyncClockTable {
+  id: number;
+  floor_ms: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -145,4 +151,5 @@ export interface Database {
   share_links: ShareLinksTable;
   storage_usage: StorageUsageTable;
   notes_search: NotesSearchTable;
+  sync_clock: SyncClockTable;
 }

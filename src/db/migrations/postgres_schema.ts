@@ -150,6 +150,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`CREATE INDEX notes_search_document ON notes_search USING gin (document)`.execute(db);
 
+  // The sync cursor's floor (docs/decisions/0016-sync-cursor-across-processes.md): no write
+  // transaction of any process stamps a time before the latest X-Sync-Time handed out.
+  await sql`
+    CREATE TABLE sync_clock (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      floor_ms BIGINT NOT NULL
+    )`.execute(db);
+  await sql`INSERT INTO sync_clock (id, floor_ms) VALUES (1, 0)`.execute(db);
+
   await createStorageUsage(db);
 }
 

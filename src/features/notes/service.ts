@@ -234,9 +234,10 @@ export function createNotesService(deps: NotesDeps) {
     /** Deletes notes trashed longer than the retention period (D-NOTE-4); returns how many. */
     async purgeExpiredTrash(): Promise<number> {
       if (deps.trashRetentionDays === 0) return 0;
-      const now = clock.now();
-      const before = now - deps.trashRetentionDays * 86_400_000;
       const { count, removed } = await db.transaction().execute(async (trx) => {
+        // Read inside the transaction: the tombstones' time must follow the sync cursor (0016).
+        const now = clock.now();
+        const before = now - deps.trashRetentionDays * 86_400_000;
         const expired = await store.expiredTrash(trx, before);
         return { count: expired.length, removed: await deleteNotesForGood(trx, expired, now) };
       });
