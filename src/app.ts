@@ -11,7 +11,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseOptions, type Db, type OpenDatabase, openDatabase } from './db/connection.js';
+import { engine } from './db/dialect.js';
 import { openPostgres } from './db/postgres.js';
+import { deleteExpiredRateLimits, postgresRateLimitStore } from './db/rateLimitStore.js';
 import { errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
@@ -262,6 +264,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
+    // Several processes may share PostgreSQL: their limits count together (issue 15).
+    ...(database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {}),
     errorResponseBuilder: (_request, context) => errors.rateLimited(Math.ceil(context.ttl / 1000)),
   });
   await app.register(swagger, {
@@ -336,6 +340,7 @@ function startMaintenance(app: FastifyInstance): void {
       await app.services.sync.purgeExpiredTombstones();
       await app.services.auth.deleteExpiredSessions();
       await app.services.mcpSessions.deleteIdleSessions();
+      if (engine() === 'postgres') await deleteExpiredRateLimits(app.db, Date.now());
       if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');
     } catch (err) {
       app.log.error({ err }, 'maintenance failed');

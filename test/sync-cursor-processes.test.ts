@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { setupOwner, TestClient } from './helpers/client.js';
-import { databaseUrlFor, dropDatabaseOf, onPostgres } from './helpers/postgres.js';
-import { spawnServer, tempDataDir } from './helpers/server.js';
+import { onPostgres } from './helpers/postgres.js';
+import { withServerProcesses } from './helpers/server.js';
 
 const PROCESSES = 3;
 const NOTES_PER_WRITER = 120;
@@ -18,11 +17,7 @@ describe('sync cursor with writers on 3 processes', {
   skip: !onPostgres && 'needs TEST_DATABASE_URL',
 }, () => {
   it('a puller following X-Sync-Time sees every note written on any process', async () => {
-    const dataDir = tempDataDir();
-    const env = { DATA_DIR: dataDir, DATABASE_URL: await databaseUrlFor(dataDir) };
-    const servers: Awaited<ReturnType<typeof spawnServer>>[] = [];
-    for (let i = 0; i < PROCESSES; i++) servers.push(await spawnServer(env));
-    try {
+    await withServerProcesses(PROCESSES, async (servers) => {
       const owner = await setupOwner(servers[0]!.url);
       /** The owner's session, on process `i` (sessions are rows: any process knows them). */
       const on = (i: number) => {
@@ -62,12 +57,6 @@ describe('sync cursor with writers on 3 processes', {
       const missed = [...written].filter((id) => !seen.has(id));
       assert.equal(written.size, PROCESSES * NOTES_PER_WRITER);
       assert.deepEqual(missed, [], `${missed.length} notes never reached the puller in ${pulls} pulls`);
-    } finally {
-      for (const server of servers) {
-        server.child.kill('SIGTERM');
-        await once(server.child, 'exit');
-      }
-      await dropDatabaseOf(dataDir);
-    }
+    });
   });
 });

@@ -136,6 +136,13 @@ export interface SyncClockTable {
   floor_ms: number;
 }
 
+/** PostgreSQL only: @fastify/rate-limit's counters, shared by every process (rateLimitStore.ts). */
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  window_ends: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -152,4 +159,5 @@ export interface Database {
   storage_usage: StorageUsageTable;
   notes_search: NotesSearchTable;
   sync_clock: SyncClockTable;
+  rate_limits: RateLimitsTable;
 }

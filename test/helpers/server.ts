@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -192,4 +193,28 @@ export async function spawnServer(
     child.on('exit', () => reject(new Error(`exited early: ${output}`)));
   });
   return { url, child, output: () => output };
+}
+
+type ServerProcess = Awaited<ReturnType<typeof spawnServer>>;
+
+/**
+ * `count` server processes on one fresh PostgreSQL database (TEST_DATABASE_URL) for `work`,
+ * stopped and the database dropped afterwards, whatever happens.
+ */
+export async function withServerProcesses<T>(count: number, work: (servers: ServerProcess[]) => Promise<T>) {
+  const dataDir = tempDataDir();
+  const env = { DATA_DIR: dataDir, DATABASE_URL: await databaseUrlFor(dataDir) };
+  const servers: ServerProcess[] = [];
+  try {
+    for (let i = 0; i < count; i++) servers.push(await spawnServer(env));
+    return await work(servers);
+  } finally {
+    for (const server of servers) {
+      const exited = once(server.child, 'exit');
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+    await dropDatabaseOf(dataDir);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }

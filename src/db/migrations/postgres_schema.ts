@@ -159,6 +159,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`INSERT INTO sync_clock (id, floor_ms) VALUES (1, 0)`.execute(db);
 
+  // Rate limits shared by every process (rateLimitStore.ts): limiter and client -> count.
+  await sql`
+    CREATE TABLE rate_limits (
+      key TEXT PRIMARY KEY,
+      count BIGINT NOT NULL,
+      window_ends BIGINT NOT NULL
+    )`.execute(db);
+
   await createStorageUsage(db);
 }
 
