@@ -9,7 +9,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
-import { type DatabaseOptions, type Db, openDatabase } from './db/connection.js';
+import { type DatabaseOptions, type Db, type OpenDatabase, openDatabase } from './db/connection.js';
+import { engine } from './db/dialect.js';
+import { openPostgres } from './db/postgres.js';
+import { deleteExpiredRateLimits, postgresRateLimitStore } from './db/rateLimitStore.js';
 import { errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
@@ -74,7 +77,7 @@ const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 export function buildServices(deps: {
   db: Db;
   /** The health check's probe of the database (OpenDatabase.ping). */
-  pingDatabase: () => void;
+  pingDatabase: () => void | Promise<void>;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -167,16 +170,23 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
 
 /**
  * DATA_DIR's database with the storage quota enforced inside its writes, and the clock that
- * stamps writes, never behind the newest stored one (D-SYNC-2): how the server and the commands
- * open it.
+ * stamps writes, never behind the newest stored one (D-SYNC-2) nor, on PostgreSQL, behind an
+ * X-Sync-Time any process has handed out (decision 0016): how the server and the commands open it.
  */
 export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQuery']) {
   const quota = storageQuota(config.storageQuotaBytes);
-  const database = await openDatabase(config.dataDir, {
+  const clock = new MonotonicClock();
+  const options: DatabaseOptions = {
     onQuery,
     storageGrew: (_userId, bytes) => quota.check(bytes),
-  });
-  return { database, quota, clock: new MonotonicClock(await newestUpdate(database.db)) };
+    storageQuotaBytes: config.storageQuotaBytes,
+    clockFloor: (ms) => clock.advanceTo(ms),
+  };
+  const database: OpenDatabase = config.databaseUrl
+    ? await openPostgres(config.databaseUrl, options)
+    : await openDatabase(config.dataDir, options);
+  clock.advanceTo(await newestUpdate(database.db));
+  return { database, quota, clock };
 }
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
@@ -254,6 +264,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
+    // Several processes may share PostgreSQL: their limits count together (issue 15).
+    ...(database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {}),
     errorResponseBuilder: (_request, context) => errors.rateLimited(Math.ceil(context.ttl / 1000)),
   });
   await app.register(swagger, {
@@ -329,6 +341,7 @@ function startMaintenance(app: FastifyInstance): void {
       await app.services.sync.purgeExpiredTombstones();
       await app.services.auth.deleteExpiredSessions();
       await app.services.mcpSessions.deleteIdleSessions();
+      if (engine() === 'postgres') await deleteExpiredRateLimits(app.db, Date.now());
       if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');
     } catch (err) {
       app.log.error({ err }, 'maintenance failed');

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { type Command, UsageError, withServices } from './commandSupport.js';
 import type { Config } from './config.js';
 import { randomToken } from './crypto.js';
+import { MigrationError, migrateToPostgresCommand } from './db/migrateToPostgres.js';
 import { AppError } from './errors.js';
 import { backupCommands } from './features/backup/commands.js';
 import { BackupError } from './features/backup/service.js';
@@ -32,6 +33,7 @@ export const commands: Record<string, Command> = {
   },
   ...backupCommands,
   ...transferCommands,
+  'migrate-to-postgres': migrateToPostgresCommand,
 };
 
 export function commandsHelp(): string {
@@ -71,7 +73,7 @@ export async function runCommand(name: string, args: string[], config: Config): 
       console.error(`${(err as Error).message}\nUsage: node dist/main.js ${command.usage}`);
       return 2;
     }
-    if (err instanceof AppError || err instanceof BackupError) {
+    if (err instanceof AppError || err instanceof BackupError || err instanceof MigrationError) {
       console.error(err.message);
       return 1;
     }

@@ -5,6 +5,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** PostgreSQL connection URL; null: SQLite in DATA_DIR (docs/decisions/0015-postgresql.md). */
+  databaseUrl: string | null;
   /** Origin (scheme://host[:port]) used for share URLs and the cross-origin guard; null = the request's. */
   publicUrl: string | null;
   /**
@@ -69,6 +71,14 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
     description: 'SQLite database (`notes.db`) and attachment files',
     fallback: './data',
     parse: (raw, name) => path.resolve(nonEmpty(name, raw)),
+  },
+  databaseUrl: {
+    name: 'DATABASE_URL',
+    description:
+      '`postgres://user:password@host:5432/database`: PostgreSQL (13+) holds the data instead of SQLite; attachments stay in `DATA_DIR` (docs/deploy.md)',
+    fallback: null,
+    fallbackText: 'SQLite in `DATA_DIR`',
+    parse: parseDatabaseUrl,
   },
   publicUrl: {
     name: 'PUBLIC_URL',
@@ -193,6 +203,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     config[key] = raw === null ? null : setting.parse(raw, setting.name);
   }
   return config as Config;
+}
+
+function parseDatabaseUrl(raw: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // The value may hold a password: never repeat it.
+    throw new ConfigError(`${name} must be a URL like postgres://user:password@host:5432/notes`);
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`${name} must start with postgres:// or postgresql://, got "${url.protocol}"`);
+  }
+  return raw;
 }
 
 function integer(name: string, raw: string, min: number, max: number): number {

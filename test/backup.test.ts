@@ -4,13 +4,16 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import SQLite from 'better-sqlite3';
+import { runCommand } from '../src/commands.js';
+import { loadConfig } from '../src/config.js';
 import { registerFunctions } from '../src/db/connection.js';
 import { createBackup } from '../src/features/backup/service.js';
 import { attach, downloadSha, image, sha256, unzip, zipOf } from './helpers/archives.js';
 import { createUserClient, ownerClientFor, TestClient } from './helpers/client.js';
 import { run, runIn } from './helpers/commands.js';
+import { sqliteOnly } from './helpers/postgres.js';
 import { mainArguments, startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
 // Tests run from the repository root (npm test runs them bundled elsewhere).
@@ -46,7 +49,7 @@ interface Acknowledged {
   attachment?: { id: string; sha256: string; at: number };
 }
 
-describe('backup while the server takes writes, then restore', () => {
+describe('backup while the server takes writes, then restore', sqliteOnly, () => {
   let source: TestServer;
   let restored: TestServer;
   let folder: string;
@@ -145,7 +148,7 @@ describe('backup while the server takes writes, then restore', () => {
   });
 });
 
-describe('restore refuses what it cannot restore whole', () => {
+describe('restore refuses what it cannot restore whole', sqliteOnly, () => {
   let server: TestServer;
   let folder: string;
   let file: string;
@@ -237,7 +240,25 @@ describe('restore refuses what it cannot restore whole', () => {
   });
 });
 
-describe('backup snapshot and attachment files agree', () => {
+describe('backup and restore with DATABASE_URL', () => {
+  it('refuse, pointing to pg_dump, before touching anything', async () => {
+    const dataDir = tempDataDir();
+    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    for (const command of ['backup', 'restore']) {
+      const error = mock.method(console, 'error', () => {});
+      try {
+        assert.equal(await runCommand(command, [path.join(dataDir, 'b.zip')], config), 1);
+        assert.match(String(error.mock.calls[0]?.arguments[0]), /pg_dump/);
+      } finally {
+        error.mock.restore();
+      }
+    }
+    assert.deepEqual(fs.readdirSync(dataDir), []);
+    fs.rmSync(dataDir, { recursive: true });
+  });
+});
+
+describe('backup snapshot and attachment files agree', sqliteOnly, () => {
   let server: TestServer;
   let folder: string;
   let noteId: string;

@@ -13,6 +13,7 @@ describe('configuration (D-OPS-1)', () => {
     assert.equal(config.port, 3000);
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.dataDir, path.resolve('data'));
+    assert.equal(config.databaseUrl, null);
     assert.equal(config.publicUrl, null);
     assert.deepEqual(config.allowedHosts, []);
     assert.equal(config.trustProxy, false);
@@ -29,6 +30,7 @@ describe('configuration (D-OPS-1)', () => {
       PORT: '8080',
       HOST: '0.0.0.0',
       DATA_DIR: '/srv/notes',
+      DATABASE_URL: 'postgres://notes:secret@db.internal:5432/notes',
       PUBLIC_URL: 'https://notes.example.com/ignored/path',
       ALLOWED_HOSTS: ' Notes.LAN:8080, ,192.168.1.20,[::1]:3000 ',
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
@@ -43,6 +45,7 @@ describe('configuration (D-OPS-1)', () => {
       port: 8080,
       host: '0.0.0.0',
       dataDir: '/srv/notes',
+      databaseUrl: 'postgres://notes:secret@db.internal:5432/notes',
       publicUrl: 'https://notes.example.com',
       allowedHosts: ['notes.lan:8080', '192.168.1.20', '[::1]:3000'],
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
@@ -85,11 +88,23 @@ describe('configuration (D-OPS-1)', () => {
       { MAX_IMAGE_PIXELS: '40e6' },
       { STORAGE_QUOTA_MB: '-1' },
       { STORAGE_QUOTA_MB: '1GB' },
+      { DATABASE_URL: 'mysql://notes@db/notes' },
+      { DATABASE_URL: 'notes@db/notes' },
     ];
     for (const env of bad) {
       const [name] = Object.keys(env);
       assert.throws(() => loadConfig(env), new RegExp(name!), JSON.stringify(env));
     }
+  });
+
+  it('never repeats DATABASE_URL, which may hold a password', () => {
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'secret-password@db' }),
+      (error: Error) => {
+        assert.doesNotMatch(error.message, /secret-password/);
+        return true;
+      },
+    );
   });
 
   it('--help prints every variable and exits 0', () => {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { clientOf, OWNER_PASSWORD, setupOwner } from './helpers/client.js';
-import { mainArguments, startServer, tempDataDir } from './helpers/server.js';
+import { sqliteOnly } from './helpers/postgres.js';
+import { spawnServer, startServer, tempDataDir } from './helpers/server.js';
 
 describe('database (D-OPS-3)', () => {
-  it('runs in WAL mode with foreign keys on, and records applied migrations', async () => {
+  it('runs in WAL mode with foreign keys on, and records applied migrations', sqliteOnly, async () => {
     const server = await startServer();
     const db = server.app.db;
     const journal = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(db);
@@ -23,7 +23,7 @@ describe('database (D-OPS-3)', () => {
     await server.close();
   });
 
-  it('checkpoints the WAL from a worker, never inside a request (decision 0006)', async () => {
+  it('checkpoints the WAL from a worker, never inside a request (decision 0006)', sqliteOnly, async () => {
     const server = await startServer();
     try {
       const autocheckpoint = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(
@@ -85,31 +85,19 @@ describe('database (D-OPS-3)', () => {
 describe('graceful shutdown (D-OPS-2)', () => {
   it('on SIGTERM finishes, closes the database cleanly and exits 0', async () => {
     const dataDir = tempDataDir();
-    const child = spawn(process.execPath, mainArguments(), {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match) resolve(match[1]!);
-      });
-      child.on('exit', () => reject(new Error(`exited early: ${output}`)));
-    });
+    const { url, child, output } = await spawnServer({ DATA_DIR: dataDir });
     const client = await setupOwner(url);
     assert.equal((await client.post('/api/notes', { title: 'flushed' })).status, 201);
     const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     assert.equal(await exit, 0);
-    assert.match(output, /shutting down/);
+    assert.match(output(), /shutting down/);
     // The start-up log says where to go next, and that setup is pending on a new instance.
     assert.match(
-      output,
+      output(),
       /Ready at http:\/\/127\.0\.0\.1:\d+: no owner yet, create it with POST .*\/api\/auth\/setup/,
     );
-    assert.match(output, /"setupRequired":true/);
+    assert.match(output(), /"setupRequired":true/);
     // A clean close checkpoints the write-ahead log into the main file and removes it.
     assert.ok(!fs.existsSync(path.join(dataDir, 'notes.db-wal')), 'WAL file left behind');
     fs.rmSync(dataDir, { recursive: true, force: true });

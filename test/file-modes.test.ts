@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { setupOwner } from './helpers/client.js';
+import { sqliteOnly } from './helpers/postgres.js';
 import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
 import { uploadImage } from './helpers/uploads.js';
 
@@ -40,7 +41,7 @@ describe('Files under DATA_DIR are readable by the server’s user only', () => 
     }
   });
 
-  it('creates notes.db, its -wal and -shm, and attachment files 0600', () => {
+  it('creates notes.db, its -wal and -shm, and attachment files 0600', sqliteOnly, () => {
     const { dataDir } = server;
     const attachments = path.join(dataDir, 'attachments');
     const stored = ['files', 'thumbnails'].flatMap((folder) =>

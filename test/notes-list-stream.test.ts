@@ -45,7 +45,7 @@ describe('GET /api/notes, streamed', () => {
       { title: 'Ünïcödé 日本語 🎉 \u0301', content: 'emoji 👩‍👩‍👧 and #タグ and #café' },
       {
         title: 'quotes " \' and \\ backslash',
-        content: 'control \u0000 \u001f \n\t\r and </script> #quotes',
+        content: 'control \u0001 \u001f \n\t\r and </script> #quotes',
       },
       { title: '', content: '' },
       { title: 'pinned', pinned: true, sortOrder: 5 },

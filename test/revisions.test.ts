@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { REVISION_RETENTION_DAYS, REVISIONS_KEPT } from '../src/features/revisions/service.js';
 import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, type TestClient } from './helpers/client.js';
+import { sqliteOnly } from './helpers/postgres.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
 import { type Change, type PushResult, push } from './helpers/sync.js';
 
@@ -194,7 +195,7 @@ describe('note revisions (D-SYNC-9)', () => {
   });
 });
 
-describe('migration 0009_note_revisions', () => {
+describe('migration 0009_note_revisions', sqliteOnly, () => {
   it('gives every existing note its current text as its first revision', async () => {
     const first = await startServer();
     const owner = await setupOwner(first, { email: OWNER_EMAIL });

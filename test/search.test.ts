@@ -10,6 +10,7 @@ import { migrations } from '../src/db/migrations/index.js';
 import { createSearchService, rankInWindows } from '../src/features/search/service.js';
 import { findOwner } from '../src/features/users/store.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
+import { sqliteOnly } from './helpers/postgres.js';
 import { ManualClock, startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
 describe('GET /api/search', () => {
@@ -257,7 +258,7 @@ describe('GET /api/search ranking window (decision 0003)', () => {
   });
 });
 
-describe('migration 0007_search_prefix_index', () => {
+describe('migration 0007_search_prefix_index', sqliteOnly, () => {
   it('rebuilds notes_fts with 2- and 3-character prefix indexes and keeps every indexed note', async () => {
     const dataDir = tempDataDir();
     const earlier = new Kysely<unknown>({

@@ -11,12 +11,13 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { clientOf, OWNER_PASSWORD, type TestResponse } from './helpers/client.js';
+import { sqliteOnly } from './helpers/postgres.js';
 import { ManualClock, useServer } from './helpers/server.js';
 
 /** From the repository root, where tests run, compiled (npm test) or not. */
 const SNAPSHOT_FILE = path.resolve('test/snapshots/api-queries.sql');
 
-describe('SQL per API call (test/snapshots/api-queries.sql)', () => {
+describe('SQL per API call (test/snapshots/api-queries.sql)', sqliteOnly, () => {
   let recording: string[] | undefined;
   const sections: string[] = [];
   const server = useServer({ clock: new ManualClock(), onQuery: (sql) => recording?.push(sql) });

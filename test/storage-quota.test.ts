@@ -7,6 +7,7 @@ import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import sharp from 'sharp';
 import { migrations } from '../src/db/migrations/index.js';
 import { createUserClient, ownerClientFor, setupOwner, type TestClient } from './helpers/client.js';
+import { sqliteOnly } from './helpers/postgres.js';
 import { startServer, tempDataDir, useOwner, useServer } from './helpers/server.js';
 import { uploadImage } from './helpers/uploads.js';
 
@@ -193,7 +194,7 @@ describe('Storage quota lowered below what a user already has', () => {
   });
 });
 
-describe('Migration 0008 (storage usage)', () => {
+describe('Migration 0008 (storage usage)', sqliteOnly, () => {
   it('counts the notes and attachments stored before it, each against its owner', async () => {
     const dataDir = tempDataDir();
     const db = new Kysely<any>({

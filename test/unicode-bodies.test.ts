@@ -9,6 +9,7 @@ import { useOwner, useServer } from './helpers/server.js';
 const LONE_HIGH = '\ud800';
 const LONE_LOW = '\udfff';
 
+/** A 400 validation_failed naming `path` as the one field at fault. */
 function assertLoneSurrogateRefused(response: TestResponse, path: string): void {
   assert.equal(response.status, 400, response.text);
   assert.equal(response.body.code, 'validation_failed');
@@ -115,7 +116,8 @@ describe('JSON bodies with lone surrogates', () => {
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 1_000 }), async (title) => {
         const created = await owner.post('/api/notes', { title });
         if (created.status === 400) {
-          assert.notEqual(findLoneSurrogate(title), undefined, 'only broken text is refused');
+          const unstorable = findLoneSurrogate(title) !== undefined || title.includes('\0');
+          assert.ok(unstorable, 'only broken text and U+0000 are refused');
           return;
         }
         assert.equal(created.status, 201, created.text);
@@ -126,5 +128,24 @@ describe('JSON bodies with lone surrogates', () => {
       }),
       { numRuns: 40, examples: [[LONE_HIGH.repeat(1_000)], [`${LONE_LOW}ok`]] },
     );
+  });
+});
+
+describe('JSON bodies with U+0000 (docs/decisions/0015-postgresql.md)', () => {
+  const server = useServer();
+  const owner = useOwner(server);
+
+  it('are refused on both engines, naming the field, and nothing is stored', async () => {
+    // PostgreSQL's text cannot hold U+0000; SQLite refuses it too, so that both answer alike.
+    assertLoneSurrogateRefused(await owner.post('/api/notes', { content: 'a\u0000b' }), '/content');
+    const changes = [{ noteId: randomUUID(), operation: 'create', timestamp: 1, data: { title: '\u0000' } }];
+    assertLoneSurrogateRefused(await owner.post('/api/sync', { changes }), '/changes/0/data/title');
+    assert.deepEqual((await owner.get('/api/notes')).body, []);
+  });
+
+  it('leaves the text "\\u0000" (an escaped backslash) alone', async () => {
+    const created = await owner.post('/api/notes', { title: '\\u0000' });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.title, '\\u0000');
   });
 });

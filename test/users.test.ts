@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { jsonListRows } from '../src/db/dialect.js';
 import {
   addUser,
   clientOf,
@@ -303,12 +304,15 @@ describe('DELETE /api/users/{id} for a user with many notes', () => {
     const owner = await setupOwner(server);
     const { userId } = await createUserClient(server, 'prolific@example.test', PASSWORD, owner);
     // Inserted directly: 12,000 tombstones are more bound parameters than one SQLite statement takes.
+    const ids = Array.from(
+      { length: 12_000 },
+      (_, i) => `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`,
+    );
     await sql`
-      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
       INSERT INTO notes (id, owner_id, title, content, color, pinned, archived, trashed, checklist_mode,
                          sort_order, created_at, updated_at, version)
-      SELECT printf('00000000-0000-4000-8000-%012d', i), ${userId}, '', '', 'default', 0, 0, 0, 0, 0, 0, 0, 1
-      FROM n`.execute(server.app.db);
+      SELECT value, ${userId}, '', '', 'default', 0, 0, 0, 0, 0, 0, 0, 1
+      FROM (${jsonListRows(ids)}) AS ids`.execute(server.app.db);
     assert.equal((await owner.delete(`/api/users/${userId}`)).status, 200);
     const left = await server.app.db
       .selectFrom('notes')

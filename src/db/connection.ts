@@ -4,23 +4,28 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fileModes.js';
 import { startCheckpointer } from './checkpointer.js';
+import { type Engine, engine, useEngine } from './dialect.js';
 import { enableFastPaths } from './fastPath.js';
-import { migrations } from './migrations/index.js';
+import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 
 export interface OpenDatabase {
   db: Db;
-  /** The raw handle, for the few SQLite-only operations (checkpoint on close). */
-  sqlite: SQLite.Database;
+  engine: Engine;
   /**
    * Liveness probe for /api/health: `SELECT 1` on the connection itself, not through Kysely,
-   * which runs one query or transaction at a time; a sync push holds the connection for
-   * seconds, and health must answer meanwhile (0006). Throws when the database is closed.
+   * which runs one query or transaction at a time on SQLite; a sync push holds the connection
+   * for seconds, and health must answer meanwhile (0006). Throws when the database is closed.
    */
-  ping(): void;
+  ping(): void | Promise<void>;
   close(): Promise<void>;
+}
+
+export interface OpenSqliteDatabase extends OpenDatabase {
+  /** The raw handle, for the few SQLite-only operations (backups, checkpoints). */
+  sqlite: SQLite.Database;
 }
 
 export interface DatabaseOptions {
@@ -32,6 +37,17 @@ export interface DatabaseOptions {
    * better-sqlite3 rethrows the very error thrown here, so it reaches the caller unchanged.
    */
   storageGrew?: (userId: number, bytes: number) => void;
+  /**
+   * PostgreSQL only: the quota its triggers hold each user's usage to; past it they raise an
+   * error that becomes storageGrew's (postgres.ts). null: no quota.
+   */
+  storageQuotaBytes?: number | null;
+  /**
+   * PostgreSQL only: called inside every write transaction, once it holds the write lock, with
+   * the floor its time stamps must not go below (sync_clock; decision 0016). The server's clock
+   * advances to it.
+   */
+  clockFloor?: (ms: number) => void;
 }
 
 /**
@@ -53,7 +69,11 @@ export function registerFunctions(
 }
 
 /** Opens (creating if needed) DATA_DIR/notes.db in WAL mode with foreign keys on (D-OPS-3). */
-export async function openDatabase(dataDir: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
+export async function openDatabase(
+  dataDir: string,
+  options: DatabaseOptions = {},
+): Promise<OpenSqliteDatabase> {
+  useEngine('sqlite');
   fs.mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const file = path.join(dataDir, 'notes.db');
   // SQLite would create the file 0644; it gives -wal and -shm the mode of the database file.
@@ -76,8 +96,11 @@ export async function openDatabase(dataDir: string, options: DatabaseOptions = {
   const checkpointer = startCheckpointer(file, () => sqlite.pragma('wal_autocheckpoint = 1000'));
   return {
     db,
+    engine: 'sqlite',
     sqlite,
-    ping: () => sqlite.prepare('SELECT 1').get(),
+    ping() {
+      sqlite.prepare('SELECT 1').get();
+    },
     async close() {
       await checkpointer.stop();
       await db.destroy();
@@ -109,10 +132,11 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
-async function migrate(db: Db): Promise<void> {
+/** Runs the migrations not run yet (D-OPS-3), on either engine. */
+export async function migrate(db: Db): Promise<void> {
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations },
+    provider: { getMigrations: async () => migrationsFor(engine()) },
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

@@ -124,6 +124,25 @@ export interface ShareLinksTable {
   created_at: number;
 }
 
+/** PostgreSQL's search index (postgres_schema.ts); SQLite has the FTS5 table notes_fts instead. */
+export interface NotesSearchTable {
+  doc_id: number;
+  document: string;
+}
+
+/** PostgreSQL only, one row: the floor of every write's time stamp (postgres.ts, decision 0016). */
+export interface SyncClockTable {
+  id: number;
+  floor_ms: number;
+}
+
+/** PostgreSQL only: @fastify/rate-limit's counters, shared by every process (rateLimitStore.ts). */
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  window_ends: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -138,4 +157,7 @@ export interface Database {
   mcp_sessions: McpSessionsTable;
   share_links: ShareLinksTable;
   storage_usage: StorageUsageTable;
+  notes_search: NotesSearchTable;
+  sync_clock: SyncClockTable;
+  rate_limits: RateLimitsTable;
 }

@@ -15,16 +15,26 @@ const pointerSegment = (key: string) =>
     .replaceAll('/', '~1')
     .replace(/\p{Cs}/gu, '\uFFFD');
 
+/** U+0000: PostgreSQL's text cannot hold it (docs/decisions/0015-postgresql.md). */
+const hasNul = (text: string) => text.includes('\0');
+/** JSON can only carry U+0000 as this escape (a raw control character is invalid JSON). */
+const NUL_ESCAPE = '\\u0000';
+
 /**
  * The JSON pointer of the first string (value or object key) of `value` holding a lone
  * surrogate. Iterative: a 16 MiB body can nest far deeper than the call stack.
  */
 export function findLoneSurrogate(value: unknown): string | undefined {
+  return findString(value, (text) => LONE_SURROGATE.test(text));
+}
+
+/** The JSON pointer of the first string (value or object key) of `value` that `matches`. */
+function findString(value: unknown, matches: (text: string) => boolean): string | undefined {
   const pending: [unknown, string][] = [[value, '']];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, path] = next;
     if (typeof item === 'string') {
-      if (LONE_SURROGATE.test(item)) return path || '/';
+      if (matches(item)) return path || '/';
     } else if (Array.isArray(item)) {
       for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${path}/${i}`]);
     } else if (typeof item === 'object' && item !== null) {
@@ -32,7 +42,7 @@ export function findLoneSurrogate(value: unknown): string | undefined {
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i]!;
         const childPath = `${path}/${pointerSegment(key)}`;
-        if (LONE_SURROGATE.test(key)) return childPath;
+        if (matches(key)) return childPath;
         pending.push([child, childPath]);
       }
     }
@@ -46,6 +56,8 @@ export function findLoneSurrogate(value: unknown): string | undefined {
  * - a body with a string holding a lone surrogate is refused with 400. Stored as UTF-8 such a
  *   string changes (each becomes U+FFFD) and can grow past its limit, so a note read back could
  *   not be written back; refusing keeps what is stored exactly what was sent;
+ * - so is a string holding U+0000, which PostgreSQL cannot store: refused on both engines, so
+ *   that the service answers the same on either and any SQLite database can move to PostgreSQL;
  * - an empty body sent to a route that takes none (DELETE, logout) is no body rather than 400
  *   invalid_json: many clients send `Content-Type: application/json` on every request. A route
  *   that needs a body still answers its 400.
@@ -57,12 +69,15 @@ export function registerJsonBodies(app: FastifyInstance): void {
     if (body === '' && !request.routeOptions.schema?.body) return done(null, undefined);
     parseJson(request, body, (error: Error | null, value?: unknown) => {
       if (error) return done(error, undefined);
-      const path = SURROGATE_ESCAPE.test(body) ? findLoneSurrogate(value) : undefined;
-      if (path === undefined) return done(null, value);
-      done(
-        errors.invalidField(path, 'contains a lone surrogate (invalid UTF-16); send valid Unicode text'),
-        undefined,
-      );
+      const surrogate = SURROGATE_ESCAPE.test(body) ? findLoneSurrogate(value) : undefined;
+      if (surrogate !== undefined) {
+        const message = 'contains a lone surrogate (invalid UTF-16); send valid Unicode text';
+        return done(errors.invalidField(surrogate, message), undefined);
+      }
+      const nul = body.includes(NUL_ESCAPE) ? findString(value, hasNul) : undefined;
+      if (nul !== undefined)
+        return done(errors.invalidField(nul, 'contains U+0000, which cannot be stored'), undefined);
+      done(null, value);
     });
   });
 }

@@ -1,6 +1,7 @@
 import { mock } from 'node:test';
 import { runCommand } from '../../src/commands.js';
 import { loadConfig } from '../../src/config.js';
+import { databaseUrlFor, onPostgres } from './postgres.js';
 
 /** Runs a command in this process against a DATA_DIR, capturing what it prints. */
 export async function runIn(dataDir: string, ...argv: string[]) {
@@ -9,7 +10,9 @@ export async function runIn(dataDir: string, ...argv: string[]) {
   const error = mock.method(console, 'error', (line: string) => printed.push(line));
   try {
     const [name, ...args] = argv;
-    const code = await runCommand(name!, args, loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    const database = onPostgres ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {};
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...database });
+    const code = await runCommand(name!, args, config);
     return { code, output: printed.join('\n') };
   } finally {
     log.mock.restore();

@@ -1,3 +1,5 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +11,7 @@ import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { ScryptCost } from '../../src/features/auth/passwords.js';
 import { type ClientTarget, setupOwner, type TestClient } from './client.js';
+import { databaseUrlFor, dropDatabaseOf, onPostgres } from './postgres.js';
 
 /**
  * scrypt at the lowest cost for test servers: production's cost (D-AUTH-7, ~50–100 ms a hash)
@@ -45,7 +48,14 @@ export interface ServerOptions {
 /** Boots the real app on an ephemeral loopback port with a fresh (or given) DATA_DIR. */
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
+  const database = onPostgres ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {};
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...database,
+    ...options.env,
+  });
   const app = await buildApp(config, {
     logger: options.logStream ? undefined : false,
     logStream: options.logStream,
@@ -71,7 +81,9 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       // keep-alive timeout (72 s) for it.
       app.server.closeAllConnections();
       await closing;
-      if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (keepData) return;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (onPostgres) await dropDatabaseOf(dataDir);
     },
   };
 }
@@ -173,4 +185,50 @@ export function mainArguments(...args: string[]): string[] {
   return import.meta.url.endsWith('.js')
     ? [path.resolve('.tmp/test-build/src/main.js'), ...args]
     : ['--import', 'tsx', path.resolve('src/main.ts'), ...args];
+}
+
+/**
+ * The server's entry point in a child process with `env` added to this one's, once it listens:
+ * its URL, the process, and everything it printed so far.
+ */
+export async function spawnServer(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcessWithoutNullStreams; output(): string }> {
+  const child = spawn(process.execPath, mainArguments(), {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.on('exit', () => reject(new Error(`exited early: ${output}`)));
+  });
+  return { url, child, output: () => output };
+}
+
+type ServerProcess = Awaited<ReturnType<typeof spawnServer>>;
+
+/**
+ * `count` server processes on one fresh PostgreSQL database (TEST_DATABASE_URL) for `work`,
+ * stopped and the database dropped afterwards, whatever happens.
+ */
+export async function withServerProcesses<T>(count: number, work: (servers: ServerProcess[]) => Promise<T>) {
+  const dataDir = tempDataDir();
+  const env = { DATA_DIR: dataDir, DATABASE_URL: await databaseUrlFor(dataDir) };
+  const servers: ServerProcess[] = [];
+  try {
+    for (let i = 0; i < count; i++) servers.push(await spawnServer(env));
+    return await work(servers);
+  } finally {
+    for (const server of servers) {
+      const exited = once(server.child, 'exit');
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+    await dropDatabaseOf(dataDir);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }

@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import type { Engine } from '../dialect.js';
 import * as core from './0001_core.js';
 import * as attachmentHash from './0002_attachment_hash.js';
 import * as sync from './0003_sync.js';
@@ -7,6 +8,7 @@ import * as apiKeys from './0006_api_keys.js';
 import * as searchPrefixIndex from './0007_search_prefix_index.js';
 import * as storageUsage from './0008_storage_usage.js';
 import * as noteRevisions from './0009_note_revisions.js';
+import * as postgresSchema from './postgres_schema.js';
 
 /**
  * Every migration, in order (D-OPS-3). Names are numbered; a new one is appended here and never
@@ -22,3 +24,16 @@ export const migrations: Record<string, Migration> = {
   '0008_storage_usage': storageUsage,
   '0009_note_revisions': noteRevisions,
 };
+
+/**
+ * The migrations of one engine. PostgreSQL support came with 0009 released, so a PostgreSQL
+ * database gets the schema of 0001 to 0009 in one step (postgres_schema.ts) under the same
+ * names; from 0010 on, each migration is written for both engines.
+ */
+export function migrationsFor(engine: Engine): Record<string, Migration> {
+  if (engine === 'sqlite') return migrations;
+  const alreadyInSchema: Migration = { up: async () => {} };
+  return Object.fromEntries(
+    Object.keys(migrations).map((name, index) => [name, index === 0 ? postgresSchema : alreadyInSchema]),
+  );
+}

@@ -1,12 +1,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Command, fileArgument, print } from '../../commandSupport.js';
+import type { Config } from '../../config.js';
 import { openDatabase } from '../../db/connection.js';
 import { BackupError, type BackupManifest, createBackup, restoreBackup } from './service.js';
 
 function describe(manifest: BackupManifest): string {
   const { counts } = manifest.database;
   return `${counts.users ?? 0} users, ${counts.notes ?? 0} notes, ${counts.attachments ?? 0} attachments (${manifest.files.length} files)`;
+}
+
+/** Backups are of SQLite's DATA_DIR; PostgreSQL has its own tools (docs/deploy.md). */
+function refusePostgres(config: Config): void {
+  if (config.databaseUrl !== null) {
+    throw new BackupError(
+      'With DATABASE_URL, back up PostgreSQL with pg_dump and DATA_DIR/attachments with any file copy (docs/deploy.md)',
+    );
+  }
 }
 
 /** `backup <file>` and `restore <file>` (docs/backup.md). */
@@ -17,6 +27,7 @@ export const backupCommands: Record<string, Command> = {
     options: {},
     positionals: 1,
     async run(config, _values, positionals) {
+      refusePostgres(config);
       const target = fileArgument(positionals);
       if (!fs.existsSync(path.join(config.dataDir, 'notes.db'))) {
         throw new BackupError(`There is no database in ${config.dataDir} to back up`);
@@ -41,6 +52,7 @@ export const backupCommands: Record<string, Command> = {
     options: {},
     positionals: 1,
     async run(config, _values, positionals) {
+      refusePostgres(config);
       const manifest = await restoreBackup(fileArgument(positionals), config.dataDir);
       print(`Restored into ${config.dataDir}: ${describe(manifest)}, made ${manifest.createdAt}`);
     },

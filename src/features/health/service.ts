@@ -9,7 +9,7 @@ import type { AttachmentsService } from '../attachments/service.js';
  */
 export function createHealthService(deps: {
   /** Runs a statement on the connection itself, not behind Kysely's queue (decision 0006). */
-  pingDatabase: () => void;
+  pingDatabase: () => void | Promise<void>;
   attachments: AttachmentsService;
   log: Logger;
 }) {

@@ -15,7 +15,12 @@ import {
   setItemChecked,
 } from './contentEdits.js';
 import { type NoteFields, pickNoteFields } from './fields.js';
-import { decideNoteAccess, denialError, notesToDeleteBySystemRule, requireNoteAccess } from './permissions.js';
+import {
+  decideNoteAccess,
+  denialError,
+  notesToDeleteBySystemRule,
+  requireNoteAccess,
+} from './permissions.js';
 import { collectBatches, noteView, noteViewBatches, noteViewOf } from './presenter.js';
 import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
 import type { NoteRow } from './store.js';
@@ -253,9 +258,10 @@ export function createNotesService(deps: NotesDeps) {
     /** Deletes notes trashed longer than the retention period (D-NOTE-4); returns how many. */
     async purgeExpiredTrash(): Promise<number> {
       if (deps.trashRetentionDays === 0) return 0;
-      const now = clock.now();
-      const before = now - deps.trashRetentionDays * 86_400_000;
       const { count, removed } = await db.transaction().execute(async (trx) => {
+        // Read inside the transaction: the tombstones' time must follow the sync cursor (0016).
+        const now = clock.now();
+        const before = now - deps.trashRetentionDays * 86_400_000;
         const expired = await store.expiredTrash(trx, before);
         const removed = await deleteNotesForGood(trx, notesToDeleteBySystemRule(expired), now);
         return { count: expired.length, removed };

@@ -31,7 +31,7 @@ function sameAuthority<N extends NoteRow>(_note: N, updated: NoteRow): N {
 }
 
 /** Tags (D-TAG-2) and search document of a note; a note just inserted has no tags to compare. */
-async function indexNote(db: Db, note: NoteRow, inserted: boolean): Promise<void> {
+export async function indexNote(db: Db, note: NoteRow, inserted: boolean): Promise<void> {
   const tags = extractHashtags(note.title, note.content);
   if (inserted) await addNoteTags(db, note.id, tags);
   else await replaceNoteTags(db, note.id, tags);

@@ -7,6 +7,8 @@
  * is exactly a substring match. User text never reaches FTS syntax: each query word becomes a
  * quoted phrase built only from letter/digit runs.
  */
+import { engine } from '../../db/dialect.js';
+
 const CJK = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu;
 const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
 
@@ -15,17 +17,110 @@ export function indexText(text: string): string {
   return text.replace(CJK, ' $1 ');
 }
 
-/** An FTS5 MATCH expression for `q`, or null when `q` has no searchable characters. */
-export function buildMatchQuery(q: string): string | null {
+/** One word of a query: its tokens (a phrase), whether it is the last (a prefix), whether a `#tag`. */
+interface QueryTerm {
+  tokens: string[];
+  prefix: boolean;
+  tag: boolean;
+}
+
+function queryTerms(q: string): QueryTerm[] {
   const words = q.trim().split(/\s+/).filter(Boolean);
-  const terms: string[] = [];
-  words.forEach((word, index) => {
-    const isTag = word.startsWith('#') && word.length > 1;
-    const tokens = indexText(isTag ? word.slice(1) : word).match(TOKEN);
-    if (!tokens) return;
-    const isLast = index === words.length - 1;
-    const phrase = `"${tokens.join(' ')}"${isLast ? '*' : ''}`;
-    terms.push(isTag ? `tags : ${phrase}` : phrase);
+  return words.flatMap((word, index) => {
+    const tag = word.startsWith('#') && word.length > 1;
+    const tokens = indexText(tag ? word.slice(1) : word).match(TOKEN);
+    return tokens ? [{ tokens, prefix: index === words.length - 1, tag }] : [];
   });
-  return terms.length > 0 ? terms.join(' AND ') : null;
+}
+
+/**
+ * The search expression for `q` in the language of the engine's index (FTS5 MATCH or
+ * PostgreSQL tsquery), or null when `q` has no searchable characters.
+ */
+export function buildMatchQuery(q: string): string | null {
+  const terms = queryTerms(q);
+  if (terms.length === 0) return null;
+  if (engine() === 'postgres') {
+    const operands = terms.flatMap(tsqueryTerm);
+    return operands.length > 0 ? operands.join(' & ') : null;
+  }
+  return terms
+    .map(({ tokens, prefix, tag }) => {
+      const phrase = `"${tokens.join(' ')}"${prefix ? '*' : ''}`;
+      return tag ? `tags : ${phrase}` : phrase;
+    })
+    .join(' AND ');
+}
+
+/*
+ * PostgreSQL (docs/decisions/0015-postgresql.md): the document is a tsvector written here, not
+ * by to_tsvector, so both engines cut text into the same tokens (TOKEN, CJK one character a
+ * token) and fold them the same way (case and accents, like unicode61 remove_diacritics 2).
+ * Title, content and tags are the weights A, B and C, so a `#tag` word matches tags only; a
+ * gap in positions between them keeps a phrase from spanning two of them.
+ */
+
+/** PostgreSQL keeps a lexeme's positions up to this one; longer texts share it (tsvector limit). */
+const MAX_POSITION = 16_383;
+/** PostgreSQL keeps at most this many positions of one lexeme. */
+const MAX_POSITIONS_PER_LEXEME = 256;
+/** A lexeme must stay under 2 KiB: 500 characters are at most 2,000 bytes. */
+const MAX_LEXEME_LENGTH = 500;
+/** A tsvector must stay under 1 MiB; the words of a text past this size are not indexed. */
+const MAX_DOCUMENT_BYTES = 900_000;
+
+/** A token as the PostgreSQL index stores it: lower case, without accents. */
+function foldToken(token: string): string {
+  return token
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .normalize('NFC')
+    .toLowerCase()
+    .slice(0, MAX_LEXEME_LENGTH);
+}
+
+/** A lexeme quoted for tsvector and tsquery input (tokens hold no quotes or backslashes). */
+const quoted = (lexeme: string) => `'${lexeme}'`;
+
+/** A term as a tsquery operand; none when its tokens fold to nothing (marks alone). */
+function tsqueryTerm({ tokens, prefix, tag }: QueryTerm): string[] {
+  const lexemes = tokens.map(foldToken).filter(Boolean);
+  const weight = tag ? 'C' : '';
+  const operands = lexemes.map((lexeme, i) => {
+    const star = prefix && i === lexemes.length - 1 ? '*' : '';
+    return `${quoted(lexeme)}${star || weight ? `:${star}${weight}` : ''}`;
+  });
+  if (operands.length <= 1) return operands;
+  return [`(${operands.join(' <-> ')})`];
+}
+
+/** The tsvector input of a search document whose parts went through indexText. */
+export function tsvectorInput(doc: { title: string; content: string; tags: string }): string {
+  const positions = new Map<string, string[]>();
+  let bytes = 0;
+  let position = 0;
+  for (const [text, weight] of [
+    [doc.title, 'A'],
+    [doc.content, 'B'],
+    [doc.tags, 'C'],
+  ] as const) {
+    position += 1;
+    for (const token of text.match(TOKEN) ?? []) {
+      position += 1;
+      const lexeme = foldToken(token);
+      if (lexeme === '') continue;
+      let list = positions.get(lexeme);
+      if (!list) {
+        if (bytes + Buffer.byteLength(lexeme) > MAX_DOCUMENT_BYTES) continue;
+        bytes += Buffer.byteLength(lexeme) + 8;
+        list = [];
+        positions.set(lexeme, list);
+      }
+      if (list.length < MAX_POSITIONS_PER_LEXEME) {
+        list.push(`${Math.min(position, MAX_POSITION)}${weight}`);
+        bytes += 2;
+      }
+    }
+  }
+  return [...positions].map(([lexeme, list]) => `${quoted(lexeme)}:${list.join(',')}`).join(' ');
 }

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import { inJsonList } from '../../db/dialect.js';
+import { engine, inJsonList } from '../../db/dialect.js';
 import { type ListedNote, textBytes } from '../notes/store.js';
 import { visibleTo } from '../notes/visibility.js';
+import { tsvectorInput } from './searchText.js';
 
 /**
  * The index rowid (notes.doc_id, which grows with each note created) of the `n`-th newest note
@@ -10,6 +11,14 @@ import { visibleTo } from '../notes/visibility.js';
  * notes match. FTS5 walks `ORDER BY rowid DESC` without ranking anything (0003).
  */
 export async function nthNewestMatch(db: Db, match: string, n: number): Promise<number | null> {
+  if (engine() === 'postgres') {
+    const found = await sql<{ doc_id: number }>`
+      SELECT doc_id FROM notes_search
+      WHERE document @@ CAST(${match} AS tsquery)
+      ORDER BY doc_id DESC
+      LIMIT 1 OFFSET ${n - 1}`.execute(db);
+    return found.rows[0]?.doc_id ?? null;
+  }
   const result = await sql<{ rowid: number }>`
     SELECT rowid FROM notes_fts
     WHERE notes_fts MATCH ${match}
@@ -31,6 +40,20 @@ export async function searchNotes(
   limit: number,
   minDocId: number | null,
 ): Promise<ListedNote[]> {
+  if (engine() === 'postgres') {
+    // ts_rank's weights are {D, C, B, A}: tags (C) 0.5, content (B) 0.1, title (A) 1, the
+    // proportions of bm25's 5, 1 and 10 below.
+    const found = await sql<ListedNote>`
+      SELECT n.id, ${textBytes('n')} AS bytes FROM notes_search s
+      JOIN notes n ON n.doc_id = s.doc_id
+      WHERE s.document @@ CAST(${match} AS tsquery)
+        ${minDocId === null ? sql`` : sql`AND s.doc_id >= ${minDocId}`}
+        AND n.trashed = 0
+        AND ${visibleTo(userId)}
+      ORDER BY ts_rank('{0, 0.5, 0.1, 1}', s.document, CAST(${match} AS tsquery)) DESC, n.updated_at DESC
+      LIMIT ${limit}`.execute(db);
+    return found.rows;
+  }
   const window = minDocId === null ? sql`` : sql`AND notes_fts.rowid >= ${minDocId}`;
   const result = await sql<ListedNote>`
     SELECT n.id, ${textBytes('n')} AS bytes FROM notes_fts
@@ -50,6 +73,12 @@ export async function writeSearchDocument(
   docId: number,
   doc: { title: string; content: string; tags: string },
 ): Promise<void> {
+  if (engine() === 'postgres') {
+    await sql`
+      INSERT INTO notes_search (doc_id, document) VALUES (${docId}, CAST(${tsvectorInput(doc)} AS tsvector))
+      ON CONFLICT (doc_id) DO UPDATE SET document = excluded.document`.execute(db);
+    return;
+  }
   // FTS5 answers OR REPLACE by deleting the old document of that rowid: one statement, not two.
   await sql`INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (${docId}, ${doc.title}, ${doc.content}, ${doc.tags})`.execute(
     db,
@@ -58,5 +87,10 @@ export async function writeSearchDocument(
 
 /** Removes the search documents of notes being deleted (notes.doc_id). */
 export async function deleteSearchDocuments(db: Db, docIds: readonly number[]): Promise<void> {
+  if (engine() === 'postgres') {
+    if (docIds.length > 0)
+      await db.deleteFrom('notes_search').where('doc_id', 'in', inJsonList(docIds)).execute();
+    return;
+  }
   await sql`DELETE FROM notes_fts WHERE rowid IN ${inJsonList(docIds)}`.execute(db);
 }

@@ -300,8 +300,8 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
   }
 
   /**
-   * D-SYNC-1: the time is read before the ids, so a change committed meanwhile comes next
-   * time. The notes are read batch by batch as the answer is sent (GET /api/sync streams it):
+   * D-SYNC-1: the time is read before the ids, once the writes that may stamp an earlier time
+   * have committed (settledSyncTime), so a change committed meanwhile comes next time. The notes are read batch by batch as the answer is sent (GET /api/sync streams it):
    * a note changed meanwhile comes in its newer state (and again next time), one deleted or
    * unshared meanwhile is left out (its tombstone is newer than syncTime).
    */
@@ -309,7 +309,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
     actor: Actor,
     since: number,
   ): Promise<{ syncTime: number; notes: AsyncIterable<Note[]> }> {
-    const syncTime = clock.now();
+    const syncTime = await store.settledSyncTime(db, () => clock.now());
     const changed = await store.notesChangedSince(db, actor.userId, since);
     return { syncTime, notes: noteViewBatches(db, actor.userId, changed) };
   }
@@ -328,7 +328,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
      * new device has nothing to delete).
      */
     async deleted(actor: Actor, since: number): Promise<{ syncTime: number; deleted: Tombstone[] }> {
-      const syncTime = clock.now();
+      const syncTime = await store.settledSyncTime(db, () => clock.now());
       if (since > 0 && since < syncTime - TOMBSTONE_RETENTION_MS) {
         throw errors.resyncRequired(
           `Deletions are kept for ${TOMBSTONE_RETENTION_DAYS} days; pull everything with since=0 and replace your local notes`,

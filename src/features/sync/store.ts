@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import { inJsonList } from '../../db/dialect.js';
+import { engine, inJsonList } from '../../db/dialect.js';
+import { WRITE_LOCK_KEY } from '../../db/postgres.js';
 import { type ListedNote, textBytes } from '../notes/store.js';
 import { ownedBy, sharedWith } from '../notes/visibility.js';
 
@@ -109,4 +111,29 @@ export async function forgetTombstone(db: Db, noteId: string, userId: number): P
     .where('note_id', '=', noteId)
     .where('user_id', '=', userId)
     .execute();
+}
+
+/**
+ * The time a pull answers as X-Sync-Time, read once every write that may stamp an earlier time
+ * has committed (D-SYNC-1; docs/decisions/0016-sync-cursor-across-processes.md). SQLite runs
+ * one statement or transaction at a time on the connection, so the clock read is enough.
+ * PostgreSQL: the read waits for the write in flight (the write lock, shared), and the time is
+ * stored as the floor that every later write of any process reads under that lock before it
+ * stamps anything.
+ */
+export async function settledSyncTime(db: Db, now: () => number): Promise<number> {
+  if (engine() === 'sqlite') return now();
+  return db.connection().execute(async (connection) => {
+    await sql`BEGIN`.execute(connection);
+    try {
+      await sql`SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_KEY})`.execute(connection);
+      const time = now();
+      await sql`UPDATE sync_clock SET floor_ms = greatest(floor_ms, ${time})`.execute(connection);
+      await sql`COMMIT`.execute(connection);
+      return time;
+    } catch (error) {
+      await sql`ROLLBACK`.execute(connection);
+      throw error;
+    }
+  });
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import { inJsonList, jsonListRows } from '../../db/dialect.js';
+import { inJsonList, joiningAggregate, jsonListRows } from '../../db/dialect.js';
 import { visibleTo } from '../notes/visibility.js';
 
 /**
@@ -39,7 +39,7 @@ export async function tagsByNote(db: Db, noteIds: readonly string[]): Promise<Ma
     .select((eb) => [
       'nt.note_id',
       eb.fn
-        .agg<string>('group_concat', ['t.name', sql.lit(TAG_SEPARATOR)])
+        .agg<string>(joiningAggregate(), ['t.name', sql.lit(TAG_SEPARATOR)])
         .orderBy('t.name')
         .as('names'),
     ])

@@ -1,0 +1,165 @@
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  Kysely,
+  PostgresAdapter,
+  PostgresDriver,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type TransactionSettings,
+} from 'kysely';
+import pg from 'pg';
+import type { DatabaseOptions, OpenDatabase } from './connection.js';
+import { migrate } from './connection.js';
+import { useEngine } from './dialect.js';
+import type { Database } from './schema.js';
+
+/**
+ * The advisory lock every write transaction holds (docs/decisions/0015-postgresql.md): writes
+ * commit one at a time across all server processes, as SQLite's single writer does, so the
+ * services' read-then-write rules (versions, three-way merges, quotas) need no retry loops and
+ * behave the same on both engines. Reads are not locked and run in parallel.
+ */
+export const WRITE_LOCK_KEY = 7_150_001;
+
+/** SQLSTATE raised by the storage_grew trigger function (migration 0001 on PostgreSQL). */
+const QUOTA_EXCEEDED_STATE = 'NQ001';
+
+/** int8 (timestamps, ids, counts) and numeric (sums) as numbers: every value stored fits in 2^53. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return Number;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+/**
+ * PostgreSQL at `url` with the application's schema migrated (several processes starting at once
+ * migrate once: Kysely's migrator holds an advisory lock while it runs).
+ */
+export async function openPostgres(url: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
+  useEngine('postgres');
+  const quota = options.storageQuotaBytes ?? null;
+  const pool = new pg.Pool({
+    connectionString: url,
+    types,
+    max: 10,
+    // The storage quota the triggers enforce (migration 0001), for this connection's writes.
+    options: quota === null ? undefined : `-c notes.storage_quota_bytes=${quota}`,
+  });
+  // An idle connection that breaks (a database restart) must not crash the process; the next
+  // query opens a new one.
+  pool.on('error', () => {});
+  const { onQuery, storageGrew } = options;
+  const driverHooks: DriverHooks = { translate: (error) => translateError(error, storageGrew) };
+  const db = new Kysely<Database>({
+    dialect: new NotesPostgresDialect(pool, driverHooks),
+    ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),
+  });
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  // From now on sync_clock exists: every write transaction reads its floor.
+  driverHooks.clockFloor = options.clockFloor;
+  return {
+    db,
+    engine: 'postgres',
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** The storage_grew trigger's refusal becomes the error the quota gives (storageGrew throws it). */
+function translateError(error: unknown, storageGrew: DatabaseOptions['storageGrew']): unknown {
+  if (error instanceof pg.DatabaseError && error.code === QUOTA_EXCEEDED_STATE && storageGrew) {
+    const [userId, bytes] = (error.detail ?? '').split(' ').map(Number);
+    try {
+      storageGrew(userId!, bytes!);
+    } catch (refusal) {
+      return refusal;
+    }
+  }
+  return error;
+}
+
+/** Kysely's connection class, which it does not export. */
+type PostgresConnection = Parameters<PostgresDriver['releaseConnection']>[0];
+
+/** What the driver adds to Kysely's: errors translated, the clock's floor read after the write lock. */
+interface DriverHooks {
+  translate(error: unknown): unknown;
+  clockFloor?: (ms: number) => void;
+}
+
+class NotesPostgresDialect implements Dialect {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly hooks: DriverHooks,
+  ) {}
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver(): Driver {
+    return new NotesPostgresDriver(this.pool, this.hooks);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new PostgresIntrospector(db);
+  }
+}
+
+/**
+ * Kysely's driver, with the write lock taken by every transaction (and then the clock's floor
+ * read) and database errors translated.
+ */
+class NotesPostgresDriver extends PostgresDriver {
+  readonly #connections = new WeakMap<DatabaseConnection, PostgresConnection>();
+
+  constructor(
+    pool: pg.Pool,
+    private readonly hooks: DriverHooks,
+  ) {
+    super({ pool });
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = (await super.acquireConnection()) as PostgresConnection;
+    const translated: DatabaseConnection = {
+      executeQuery: async (query) => {
+        try {
+          return await connection.executeQuery(query);
+        } catch (error) {
+          throw this.hooks.translate(error);
+        }
+      },
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize ?? 100),
+    };
+    this.#connections.set(translated, connection);
+    return translated;
+  }
+
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    await super.beginTransaction(connection, settings);
+    await connection.executeQuery(CompiledQuery.raw(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`));
+    const { clockFloor } = this.hooks;
+    if (clockFloor) {
+      const floor = await connection.executeQuery<{ floor_ms: number }>(
+        CompiledQuery.raw('SELECT floor_ms FROM sync_clock'),
+      );
+      clockFloor(floor.rows[0]?.floor_ms ?? 0);
+    }
+  }
+
+  override async releaseConnection(connection: DatabaseConnection) {
+    await super.releaseConnection(this.#connections.get(connection) ?? (connection as PostgresConnection));
+  }
+}
