@@ -247,24 +247,26 @@ export function localView(state: NoteState, ownerId: number): LocalNote | undefi
   if (entries.some((entry) => entry.operation === 'delete')) return undefined;
   const first = entries[0];
   if (!server && !first) return undefined;
-  let note: ServerNote = server ? withAcks(server, state.acks) : {
-    id: first!.noteId,
-    ownerId,
-    title: '',
-    content: '',
-    color: 'default',
-    pinned: false,
-    archived: false,
-    trashed: false,
-    trashedAt: null,
-    checklistMode: false,
-    sortOrder: 0,
-    createdAt: new Date(first!.timestamp).toISOString(),
-    updatedAt: new Date(first!.timestamp).toISOString(),
-    version: 0,
-    tags: [],
-    attachments: [],
-  };
+  let note: ServerNote = server
+    ? withAcks(server, state.acks)
+    : {
+        id: first!.noteId,
+        ownerId,
+        title: '',
+        content: '',
+        color: 'default',
+        pinned: false,
+        archived: false,
+        trashed: false,
+        trashedAt: null,
+        checklistMode: false,
+        sortOrder: 0,
+        createdAt: new Date(first!.timestamp).toISOString(),
+        updatedAt: new Date(first!.timestamp).toISOString(),
+        version: 0,
+        tags: [],
+        attachments: [],
+      };
   for (const entry of entries) {
     const editedAt = new Date(entry.timestamp).toISOString();
     const trashedAt =

@@ -86,6 +86,11 @@ export interface SyncEngine {
   readonly userId: string;
   /** Every bucket: active, archived, trashed. */
   notes(): ReadonlyMap<string, LocalNote>;
+  /**
+   * Settles when notes() holds every note on the device: the engine opens with the first
+   * screen's notes (and every note with local changes) and reads the rest after, with an event.
+   */
+  readonly loaded: Promise<void>;
   status(): SyncStatus;
   /** Changes from this tab, other tabs and pulls. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
