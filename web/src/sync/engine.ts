@@ -645,19 +645,34 @@ export async function openSyncEngine(options: EngineOptions): Promise<SyncEngine
     options.now ?? Date.now,
   );
   await engine.loadFirstScreen(FIRST_SCREEN);
-  // The rest in the background: syncing, editing and the other tabs do not wait for it.
-  engine.loaded = engine.reload('all');
+  const window = options.window === undefined ? (globalThis.window ?? null) : options.window;
+  // The rest in the background once the first screen is painted (reading 10,000 notes holds the
+  // main thread for a while); syncing, editing and the other tabs do not wait for it.
+  engine.loaded = nextFrame(window).then(() => engine.reload('all'));
   engine.loaded.catch((error) => console.error(error));
   engine.start(
     {
       ...options,
       locks,
       document: options.document === undefined ? (globalThis.document ?? null) : options.document,
-      window: options.window === undefined ? (globalThis.window ?? null) : options.window,
+      window,
     },
     `keepsake-sync-u${options.userId}`,
   );
   return engine;
+}
+
+/** A hidden tab paints no frames: it loads the rest after this long instead. */
+const HIDDEN_TAB_WAIT_MS = 250;
+
+/** After the window's next frame is painted; at once without one (node tests). */
+function nextFrame(window: EngineOptions['window']): Promise<void> {
+  const requestFrame = window?.requestAnimationFrame?.bind(window);
+  if (!requestFrame) return Promise.resolve();
+  return new Promise((resolve) => {
+    requestFrame(() => setTimeout(resolve));
+    setTimeout(resolve, HIDDEN_TAB_WAIT_MS);
+  });
 }
 
 const defaultTimers: Timers = {

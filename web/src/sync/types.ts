@@ -126,8 +126,8 @@ export interface EngineOptions {
   channel?: ((name: string) => ChannelLike) | null;
   /** Focus and visibility. */
   document?: Pick<Document, 'visibilityState' | 'addEventListener'> | null;
-  /** online / offline / focus. */
-  window?: Pick<Window, 'addEventListener'> | null;
+  /** online / offline / focus; its next frame (the notes after the first screen load after it). */
+  window?: (Pick<Window, 'addEventListener'> & Partial<Pick<Window, 'requestAnimationFrame'>>) | null;
   /** null: no automatic syncing at all (tests call syncNow()). Default: the global timers. */
   timers?: Timers | null;
   /** The clock that stamps edits (Unix ms). Default: Date.now. */
