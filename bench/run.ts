@@ -2,7 +2,7 @@
  * `npm run bench [-- --quick] [-- --only <text>] [-- --profile]`: seeds two fresh DATA_DIRs
  * through the app's services, starts the built server (dist/main.js) on each as its own process,
  * and measures every scenario of scenarios.ts with autocannon over 127.0.0.1, next to a bare
- * Fastify ceiling. Full runs write docs/benchmarks.md; every run exits non-zero when any request
+ * Fastify ceiling; then the web app in Chromium (web.ts). Full runs write docs/benchmarks.md; every run exits non-zero when any request
  * was answered with a non-2xx status or failed, so CI's quick run keeps the suite honest.
  */
 import fs from 'node:fs';
@@ -30,6 +30,7 @@ import {
   type ScenarioContext,
 } from './scenarios.js';
 import { BENCH_PASSWORD, type SeedResult, seedDataDir } from './seed.js';
+import { runWeb, webTable } from './web.js';
 
 const SEED = 20261121;
 
@@ -242,7 +243,13 @@ async function main(): Promise<number> {
       ? await runAbuse({ quick: args.quick, mainJs: path.join(root, 'dist', 'main.js'), workDir, log })
       : [];
   const abuseSection = abuse.length > 0 ? `\n\n${abuseTable(abuse)}` : '';
-  console.log(`${scenarioTable(rows)}\n\n${processTable(processes)}${peerSection}${abuseSection}`);
+  const web =
+    !args.only || 'web'.includes(args.only)
+      ? await runWeb({ quick: args.quick, seed: SEED, workDir, log, ...(args.profile ? { profileDir } : {}) })
+      : undefined;
+  const webSection = web ? `\n\n${webTable(web)}` : '';
+  const serverSection = rows.length > 0 ? `${scenarioTable(rows)}\n\n${processTable(processes)}` : '';
+  console.log(`${serverSection}${peerSection}${abuseSection}${webSection}`.trim());
 
   if (!args.quick && !args.only) {
     const info: RunInfo = {
@@ -257,7 +264,7 @@ async function main(): Promise<number> {
     };
     writeResults(
       path.join(root, 'docs', 'benchmarks.md'),
-      `${resultsSection(info, rows, processes)}${peerSection}${abuseSection}`,
+      `${resultsSection(info, rows, processes)}${peerSection}${abuseSection}${webSection}`,
     );
     log('wrote docs/benchmarks.md');
   }

@@ -55,8 +55,8 @@ const origin =
   config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 const { setupRequired } = await app.services.auth.status(null);
 app.log.info(
-  { url: origin, docs: `${origin}/api/docs`, setupRequired },
+  { url: origin, app: `${origin}/`, docs: `${origin}/api/docs`, setupRequired },
   setupRequired
-    ? `Ready at ${origin}: no owner yet, create it with POST ${origin}/api/auth/setup (see the README); API docs at ${origin}/api/docs`
-    : `Ready at ${origin}; API docs at ${origin}/api/docs`,
+    ? `Ready: open the app at ${origin}/ to create the owner account; API docs at ${origin}/api/docs`
+    : `Ready: open the app at ${origin}/; API docs at ${origin}/api/docs`,
 );

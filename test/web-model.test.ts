@@ -21,7 +21,7 @@ import {
   sortOrderOnTop,
   sortOrdersForMove,
 } from '../web/src/model/ordering.js';
-import { noteMatcher } from '../web/src/model/search.js';
+import { noteMatcher, searchAsYouType } from '../web/src/model/search.js';
 import type { LocalNote } from '../web/src/sync/index.js';
 
 let nextId = 0;
@@ -180,6 +180,40 @@ describe('search', () => {
     assert.deepEqual(find('', { color: 'coral' }), ['Trip']);
     assert.deepEqual(find('', { label: 'travel' }), ['Trip']);
     assert.deepEqual(find('', { images: true }), []);
+  });
+
+  it('as you type, finds what a search over every note finds, typed forward, back or anew', () => {
+    const word = fc.constantFrom('trip', 'Lisbon', 'crème', 'porto', 'PO', 'é', 'list', '#travel', ' ');
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ title: word, content: fc.array(word).map((w) => w.join(' ')), trashed: fc.boolean() }),
+          {
+            maxLength: 12,
+          },
+        ),
+        fc.array(
+          fc.tuple(
+            fc.array(word).map((w) => w.join('')),
+            fc.constantFrom({}, { lists: true }),
+          ),
+          {
+            maxLength: 12,
+          },
+        ),
+        (fields, typed) => {
+          const notes = fields.map((f) => note(f));
+          const search = searchAsYouType();
+          for (const [query, filters] of typed) {
+            // Each query typed a character at a time, then the next one (often shorter).
+            for (let end = 0; end <= query.length; end++) {
+              const prefix = query.slice(0, end);
+              assert.deepEqual(search(notes, prefix, filters), notes.filter(noteMatcher(prefix, filters)));
+            }
+          }
+        },
+      ),
+    );
   });
 });
 

@@ -1,13 +1,19 @@
 /**
- * The web app offline in Debian's Chromium (issue 13): the service worker starts it with the
+ * The web app offline in Debian's Chromium (issue 13): Chromium finds it installable (manifest,
+ * icons, a service worker controlling the page); the service worker starts it with the
  * network cut and with the server stopped; edits made meanwhile reach the server when it is back;
  * two browsers converge; plain http on a non-local name works online and says why offline cannot.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
 import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
   eventually,
   launchChromium,
   signedInContext,
@@ -39,6 +45,67 @@ async function compose(page: Page, text: string): Promise<void> {
 /** What the person does when coming back to the tab: the engine pulls and pushes on focus. */
 const focus = (page: Page) => page.evaluate(() => window.dispatchEvent(new Event('focus')));
 
+/** Waits until the service worker has precached the shell and controls the page. */
+async function controlledByWorker(page: Page): Promise<void> {
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await eventually(async () =>
+    assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null)),
+  );
+}
+
+describe('installable', { skip }, () => {
+  let server: TestServer;
+  let profile: string;
+  let context: BrowserContext;
+  before(async () => {
+    server = await startServer();
+    const owner = await setupOwner(server.url);
+    // Chromium never offers to install from an incognito profile, which a plain context is.
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+    });
+    await context.addCookies([{ name: 'session', value: owner.cookies.get('session')!, url: server.url }]);
+  });
+  after(async () => {
+    await context?.close();
+    await server?.close();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('Chromium reports no installability error, and the manifest has what installing needs', async () => {
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByRole('textbox', { name: 'Take a note…' }).waitFor();
+    await controlledByWorker(page);
+    const cdp = await context.newCDPSession(page);
+    const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+    assert.deepEqual(installabilityErrors, []);
+    const { errors, data } = await cdp.send('Page.getAppManifest');
+    assert.deepEqual(errors, []);
+    const manifest = JSON.parse(data!) as {
+      name: string;
+      start_url: string;
+      display: string;
+      icons: { sizes: string; purpose?: string }[];
+    };
+    assert.equal(manifest.name, 'Keepsake Notes');
+    assert.equal(manifest.start_url, '/');
+    assert.equal(manifest.display, 'standalone');
+    for (const size of ['192x192', '512x512'])
+      assert.ok(
+        manifest.icons.some((icon) => icon.sizes === size && icon.purpose !== 'maskable'),
+        size,
+      );
+    assert.ok(
+      manifest.icons.some((icon) => icon.purpose?.split(' ').includes('maskable')),
+      'a maskable icon',
+    );
+    await cdp.detach();
+  });
+});
+
 describe('offline with a service worker', { skip }, () => {
   let server: TestServer;
   let owner: TestClient;
@@ -58,11 +125,7 @@ describe('offline with a service worker', { skip }, () => {
     page = await context.newPage();
     await page.goto(server.url);
     await page.getByRole('textbox', { name: 'Take a note…' }).waitFor();
-    // The worker precached the shell and controls the page.
-    await page.evaluate(() => navigator.serviceWorker.ready);
-    await eventually(async () =>
-      assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null)),
-    );
+    await controlledByWorker(page);
   });
   after(async () => {
     await context?.close();

@@ -52,6 +52,7 @@ export async function openDevice(
     ...options,
     indexedDB,
   });
+  await engine.loaded;
   return { engine, indexedDB };
 }
 

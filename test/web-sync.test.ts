@@ -158,6 +158,46 @@ describe('web sync engine: outbox and push', () => {
     await device.engine.close();
   });
 
+  it('shows what the server acknowledged until the next pull brings it (no old colour or text after the ack)', async () => {
+    const userId = await userIdOf(owner);
+    const online = fetchAs(owner);
+    let cutAfterPush = false;
+    let cut = false;
+    // The network goes between the push's answer and the pull that follows it.
+    const device = await openDevice(owner, userId, {
+      fetch: async (input, init) => {
+        if (cut) throw new TypeError('Failed to fetch');
+        const response = await online(input, init);
+        if (init?.method === 'POST' && cutAfterPush) cut = true;
+        return response;
+      },
+    });
+    const note = await device.engine.create({ title: 'Trip', content: 'Pack' });
+    await device.engine.syncNow();
+    await device.engine.update(note.id, { color: 'mint', pinned: true, title: 'Trip to Lisbon' });
+    cutAfterPush = true;
+    await device.engine.syncNow();
+    assert.equal(device.engine.status().phase, 'offline');
+    assert.equal(device.engine.status().waiting, 0, 'the change was acknowledged');
+    const shown = device.engine.notes().get(note.id)!;
+    assert.equal(shown.color, 'mint');
+    assert.equal(shown.pinned, true);
+    assert.equal(shown.title, 'Trip to Lisbon');
+    assert.equal(shown.content, 'Pack');
+    // Another device changes the colour again: the pull's newer copy wins over the acknowledged one.
+    const laptop = await openDevice(owner, userId);
+    await laptop.engine.syncNow();
+    await laptop.engine.update(note.id, { color: 'dusk' });
+    await laptop.engine.syncNow();
+    cut = false;
+    cutAfterPush = false;
+    await device.engine.syncNow();
+    assert.equal(device.engine.notes().get(note.id)?.color, 'dusk');
+    await assertConverged(device.engine, owner);
+    await device.engine.close();
+    await laptop.engine.close();
+  });
+
   it(`pushes at most ${MAX_CHANGES_PER_PUSH} changes per request`, async () => {
     const userId = await userIdOf(owner);
     const recorder = recordingFetch(fetchAs(owner));

@@ -9,6 +9,12 @@ import { NoteCard } from './NoteCard.js';
 
 /** Cards rendered at first and added per scroll step: 10,000 cards in the DOM take seconds. */
 const PAGE = 40;
+/**
+ * New cards (not on screen in the last render) added per frame: a keystroke that changes every
+ * result paints its first cards in the next frame and the rest of the page in the frames after,
+ * instead of building 40 cards' DOM before anything shows (decision 0018).
+ */
+const NEW_CARDS_PER_FRAME = 10;
 
 /**
  * Notes as a masonry grid (or one column in list view), rendered a page at a time. A reorderable
@@ -37,6 +43,7 @@ export function NoteGrid({ notes, reorderable = false }: { notes: LocalNote[]; r
   const sentinel = useRef<HTMLDivElement>(null);
   const width = useSignal(1024);
   const shown = useSignal(PAGE);
+  const onScreen = useRef<ReadonlySet<string>>(new Set());
 
   useEffect(() => {
     const element = container.current;
@@ -58,7 +65,15 @@ export function NoteGrid({ notes, reorderable = false }: { notes: LocalNote[]; r
     return () => observer.disconnect();
   });
 
-  const visible = notes.slice(0, shown.value);
+  const visible = withNewCardsPerFrame(notes.slice(0, shown.value), onScreen.current);
+  const more = useSignal(0);
+  more.value;
+  useEffect(() => {
+    onScreen.current = new Set(visible.map((note) => note.id));
+    if (visible.length === Math.min(shown.value, notes.length)) return;
+    const frame = requestAnimationFrame(() => more.value++);
+    return () => cancelAnimationFrame(frame);
+  });
   const columns = layout.value === 'list' ? 1 : columnCount(width.value);
   const placed = masonryColumns(visible, columns, estimatedLines);
   const selected = selection.value;
@@ -79,7 +94,17 @@ export function NoteGrid({ notes, reorderable = false }: { notes: LocalNote[]; r
           </div>
         ))}
       </div>
-      {visible.length < notes.length && <div ref={sentinel} class="sentinel" />}
+      {/* Scrolling near the end asks for the next page, once this one is all on screen. */}
+      {visible.length === shown.value && visible.length < notes.length && (
+        <div ref={sentinel} class="sentinel" />
+      )}
     </div>
   );
+}
+
+/** The first `page` notes up to the one that would be the NEW_CARDS_PER_FRAME+1-th new card. */
+function withNewCardsPerFrame(page: LocalNote[], onScreen: ReadonlySet<string>): LocalNote[] {
+  let budget = NEW_CARDS_PER_FRAME;
+  const end = page.findIndex((note) => !onScreen.has(note.id) && budget-- === 0);
+  return end < 0 ? page : page.slice(0, end);
 }

@@ -1,6 +1,6 @@
 /**
  * The order notes are shown in, and the sortOrder new and moved notes get (docs/api.md: pinned
- * first, then sortOrder ascending, then the most recently updated; decision 0013).
+ * first, then sortOrder ascending, then the most recently updated, then id; decision 0013).
  */
 import type { LocalNote } from '../sync/index.js';
 
@@ -10,7 +10,9 @@ export const SORT_ORDER_STEP = 1024;
 export function compareNotes(a: LocalNote, b: LocalNote): number {
   if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
   if (a.sortOrder !== b.sortOrder) return a.sortOrder - b.sortOrder;
-  return b.updatedAt.localeCompare(a.updatedAt);
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+  // The same order on every device and in the local database's index (sync/database.ts).
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 /** The sortOrder of a new note: above every note shown. */

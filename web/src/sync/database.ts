@@ -7,9 +7,19 @@ import type { ServerNote } from './types.js';
  * browser never mix): server copies, the outbox, acknowledgements and the pull cursor.
  */
 
+/**
+ * Where a server copy sits in display order (model/ordering.ts compareNotes): notes, archive,
+ * trash; pinned first; sortOrder; newest update; id. An index on it reads the first screen
+ * without reading every note.
+ */
+export type DisplayKey = [section: number, sortOrder: number, age: number, id: string];
+
+/** A server copy as stored: the note, and its key in display order. */
+export type StoredNote = ServerNote & { display: DisplayKey };
+
 export interface LocalSchema extends DBSchema {
   /** Each note exactly as the last pull returned it (docs/sync.md: never our own changes). */
-  notes: { key: string; value: ServerNote };
+  notes: { key: string; value: StoredNote; indexes: { display: DisplayKey } };
   outbox: { key: number; value: OutboxEntry; indexes: { noteId: string } };
   acks: { key: string; value: NoteAcks };
   meta: { key: string; value: number };
@@ -20,7 +30,25 @@ type StoreName = 'notes' | 'outbox' | 'acks' | 'meta';
 export type ReadWrite = IDBPTransaction<LocalSchema, StoreName[], 'readwrite'>;
 
 export const databaseName = (userId: string) => `keepsake-u${userId}`;
-const SCHEMA_VERSION = 1;
+/** 1: the stores; 2: the display index on notes. */
+const SCHEMA_VERSION = 2;
+
+export function displayKey(note: ServerNote): DisplayKey {
+  const section = note.trashed ? 3 : note.archived ? 2 : note.pinned ? 0 : 1;
+  return [section, note.sortOrder, -Date.parse(note.updatedAt), note.id];
+}
+
+export function toStored(note: ServerNote): StoredNote {
+  return { ...note, display: displayKey(note) };
+}
+
+export function fromStored(stored: StoredNote): ServerNote;
+export function fromStored(stored: StoredNote | undefined): ServerNote | undefined;
+export function fromStored(stored: StoredNote | undefined): ServerNote | undefined {
+  if (!stored) return undefined;
+  const { display: _display, ...note } = stored;
+  return note;
+}
 
 /**
  * Opens (creating if needed) the user's database through the given factory. idb's openDB uses
@@ -33,12 +61,25 @@ export function openLocalDatabase(
   onVersionChange: () => void,
 ): Promise<LocalDatabase> {
   const request = factory.open(databaseName(userId), SCHEMA_VERSION);
-  request.addEventListener('upgradeneeded', () => {
+  request.addEventListener('upgradeneeded', (event) => {
     const db = request.result;
-    db.createObjectStore('notes', { keyPath: 'id' });
-    db.createObjectStore('outbox', { keyPath: 'seq', autoIncrement: true }).createIndex('noteId', 'noteId');
-    db.createObjectStore('acks', { keyPath: 'noteId' });
-    db.createObjectStore('meta');
+    if (event.oldVersion < 1) {
+      db.createObjectStore('notes', { keyPath: 'id' });
+      db.createObjectStore('outbox', { keyPath: 'seq', autoIncrement: true }).createIndex('noteId', 'noteId');
+      db.createObjectStore('acks', { keyPath: 'noteId' });
+      db.createObjectStore('meta');
+    }
+    if (event.oldVersion < 2) {
+      const notes = request.transaction!.objectStore('notes');
+      notes.createIndex('display', 'display');
+      // Copies stored by version 1 get their key; the upgrade's transaction holds until done.
+      notes.openCursor().addEventListener('success', function addKey() {
+        const cursor = this.result;
+        if (!cursor) return;
+        cursor.update(toStored(cursor.value));
+        cursor.continue();
+      });
+    }
   });
   return (wrap(request) as unknown as Promise<LocalDatabase>).then((db) => {
     db.addEventListener('versionchange', () => {
@@ -63,7 +104,7 @@ export async function readNoteState(tx: ReadWrite, noteId: string): Promise<Note
     tx.objectStore('outbox').index('noteId').getAll(noteId),
     tx.objectStore('acks').get(noteId),
   ]);
-  return { server, entries: entries.sort((a, b) => a.seq! - b.seq!), acks };
+  return { server: fromStored(server), entries: entries.sort((a, b) => a.seq! - b.seq!), acks };
 }
 
 /**
@@ -85,7 +126,9 @@ export async function writeNoteState(tx: ReadWrite, noteId: string, before: Note
   });
   if (after.server !== before.server)
     writes.push(
-      after.server ? tx.objectStore('notes').put(after.server) : tx.objectStore('notes').delete(noteId),
+      after.server
+        ? tx.objectStore('notes').put(toStored(after.server))
+        : tx.objectStore('notes').delete(noteId),
     );
   if (after.acks !== before.acks)
     writes.push(after.acks ? tx.objectStore('acks').put(after.acks) : tx.objectStore('acks').delete(noteId));

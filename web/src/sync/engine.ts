@@ -1,3 +1,4 @@
+import type { IDBPTransaction } from 'idb';
 import {
   RejectedChangesError,
   ResyncRequiredError,
@@ -7,7 +8,9 @@ import {
 } from './api.js';
 import {
   deleteLocalDatabase,
+  fromStored,
   type LocalDatabase,
+  type LocalSchema,
   openLocalDatabase,
   type ReadWrite,
   writeNoteState,
@@ -32,6 +35,7 @@ import type {
   EngineOptions,
   LocalNote,
   NoteFields,
+  ServerNote,
   SyncEngine,
   SyncNotice,
   SyncResult,
@@ -71,6 +75,9 @@ export function uuidV4(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** Notes read before the app first renders: more than a large screen's first cards. */
+const FIRST_SCREEN = 100;
+
 const asArray = (ids: string | string[]) => (Array.isArray(ids) ? ids : [ids]);
 
 /** What a transaction over several notes did, for the tab's memory and the other tabs. */
@@ -92,6 +99,7 @@ class LocalSyncEngine implements SyncEngine {
   private pullTimer: unknown;
   private running: Promise<void> | null = null;
   private runAgain = false;
+  loaded: Promise<void> = Promise.resolve();
   private readonly ownerId: number;
 
   constructor(
@@ -218,18 +226,39 @@ class LocalSyncEngine implements SyncEngine {
     }
   }
 
-  /** Reads notes from the database into memory: at start, and when another tab changed them. */
+  /**
+   * Reads notes from the database into memory: all of them at start (after the first screen),
+   * and those another tab changed. Transactions over the same stores run one after the other, so
+   * a write that follows this read is remembered after it, never overwritten by it.
+   */
   async reload(ids: string[] | 'all') {
     const tx = writeTransaction(this.db);
-    const keys = ids === 'all' ? await allNoteIds(tx) : ids;
-    const states = await readStates(tx, keys);
+    const states = ids === 'all' ? await readAllStates(tx) : await readStates(tx, ids);
     await tx.done;
     if (ids === 'all') {
       this.states.clear();
       this.views.clear();
     }
-    for (const id of keys) this.remember(id, states.get(id) ?? EMPTY);
+    for (const id of ids === 'all' ? states.keys() : ids) this.remember(id, states.get(id) ?? EMPTY);
     this.emit({ notes: ids, status: true });
+  }
+
+  /**
+   * The first `count` notes in display order (the database's display index) and every note with
+   * local changes (the outbox is small): enough for the first screen of the notes view, in its
+   * exact order, without reading 10,000 notes first.
+   */
+  async loadFirstScreen(count: number) {
+    const tx = this.db.transaction(['notes', 'outbox', 'acks'], 'readonly');
+    const [first, entries, acks] = await Promise.all([
+      tx.objectStore('notes').index('display').getAllKeys(null, count),
+      tx.objectStore('outbox').getAll(),
+      tx.objectStore('acks').getAllKeys(),
+    ]);
+    const states = await readStates(tx, [...first, ...entries.map((entry) => entry.noteId), ...acks]);
+    await tx.done;
+    for (const [id, state] of states) this.remember(id, state);
+    this.emit({ notes: [...states.keys()], status: true });
   }
 
   // ---- Tabs, timers and events ----
@@ -541,25 +570,51 @@ function setAside(entries: OutboxEntry[], reasons: Map<number | undefined, strin
   return marked;
 }
 
-async function allNoteIds(tx: ReadWrite): Promise<string[]> {
-  const [notes, entries] = await Promise.all([
-    tx.objectStore('notes').getAllKeys(),
-    tx.objectStore('outbox').getAll(),
-  ]);
-  return [...new Set([...notes, ...entries.map((entry) => entry.noteId)])];
-}
+/** Reads the notes, outbox and acks stores: a transaction of either mode. */
+type Reading = Pick<
+  IDBPTransaction<LocalSchema, ('notes' | 'outbox' | 'acks')[], IDBTransactionMode>,
+  'objectStore'
+>;
 
 /** The states of many notes: the outbox and acks are read whole (they are small), notes by id. */
-async function readStates(tx: ReadWrite, ids: Iterable<string>): Promise<Map<string, NoteState>> {
+async function readStates(tx: Reading, ids: Iterable<string>): Promise<Map<string, NoteState>> {
   const unique = [...new Set(ids)];
-  const [entries, acks, servers] = await Promise.all([
+  const servers = await Promise.all(unique.map((id) => tx.objectStore('notes').get(id)));
+  return statesOf(
+    tx,
+    unique.map((id, index) => [id, fromStored(servers[index])]),
+  );
+}
+
+/** The state of every note on the device, the notes read in one request. */
+async function readAllStates(tx: Reading): Promise<Map<string, NoteState>> {
+  const servers = await tx.objectStore('notes').getAll();
+  return statesOf(
+    tx,
+    servers.map((stored) => [stored.id, fromStored(stored)]),
+    true,
+  );
+}
+
+/**
+ * The given server copies with their outbox entries (in seq order) and acknowledgements; with
+ * `andOutbox`, also the notes that exist only in the outbox (created here, not pushed yet).
+ */
+async function statesOf(
+  tx: Reading,
+  servers: [string, ServerNote | undefined][],
+  andOutbox = false,
+): Promise<Map<string, NoteState>> {
+  const [entries, acks] = await Promise.all([
     tx.objectStore('outbox').getAll(),
     tx.objectStore('acks').getAll(),
-    Promise.all(unique.map((id) => tx.objectStore('notes').get(id))),
   ]);
   const states = new Map<string, NoteState>();
-  for (const [index, id] of unique.entries()) states.set(id, { server: servers[index], entries: [] });
-  for (const entry of entries) states.get(entry.noteId)?.entries.push(entry);
+  for (const [id, server] of servers) states.set(id, { server, entries: [] });
+  for (const entry of entries) {
+    if (andOutbox && !states.has(entry.noteId)) states.set(entry.noteId, { entries: [] });
+    states.get(entry.noteId)?.entries.push(entry);
+  }
   for (const ack of acks) {
     const state = states.get(ack.noteId);
     if (state) state.acks = ack;
@@ -589,17 +644,35 @@ export async function openSyncEngine(options: EngineOptions): Promise<SyncEngine
     timers,
     options.now ?? Date.now,
   );
-  await engine.reload('all');
+  await engine.loadFirstScreen(FIRST_SCREEN);
+  const window = options.window === undefined ? (globalThis.window ?? null) : options.window;
+  // The rest in the background once the first screen is painted (reading 10,000 notes holds the
+  // main thread for a while); syncing, editing and the other tabs do not wait for it.
+  engine.loaded = nextFrame(window).then(() => engine.reload('all'));
+  engine.loaded.catch((error) => console.error(error));
   engine.start(
     {
       ...options,
       locks,
       document: options.document === undefined ? (globalThis.document ?? null) : options.document,
-      window: options.window === undefined ? (globalThis.window ?? null) : options.window,
+      window,
     },
     `keepsake-sync-u${options.userId}`,
   );
   return engine;
+}
+
+/** A hidden tab paints no frames: it loads the rest after this long instead. */
+const HIDDEN_TAB_WAIT_MS = 250;
+
+/** After the window's next frame is painted; at once without one (node tests). */
+function nextFrame(window: EngineOptions['window']): Promise<void> {
+  const requestFrame = window?.requestAnimationFrame?.bind(window);
+  if (!requestFrame) return Promise.resolve();
+  return new Promise((resolve) => {
+    requestFrame(() => setTimeout(resolve));
+    setTimeout(resolve, HIDDEN_TAB_WAIT_MS);
+  });
 }
 
 const defaultTimers: Timers = {

@@ -45,11 +45,21 @@ export interface OutboxEntry {
   rejected?: string;
 }
 
-/** Texts the server acknowledged since the last pull of the note: the base of the next edits. */
+/** The other fields the server acknowledged at `version` (colour, pin, …). */
+export interface AckedFields {
+  version: number;
+  data: NoteFields;
+}
+
+/**
+ * What the server acknowledged since the last pull of the note: texts are the base of the next
+ * edits; texts and fields are shown over the older server copy until a pull brings their version.
+ */
 export interface NoteAcks {
   noteId: string;
   title?: TextBase;
   content?: TextBase;
+  fields?: AckedFields;
 }
 
 /** Everything the device holds about one note. */
@@ -168,11 +178,14 @@ export function carriesText(entry: OutboxEntry): boolean {
  * not the one sent, and an old base only costs a merge or a copy, never text.
  */
 export function acknowledge(state: NoteState, change: SyncChange, result: SyncResult): NoteState {
-  if (result.status !== 'applied' || result.version === undefined || result.merged || result.conflictCopyId)
-    return state;
+  if (result.status !== 'applied' || result.version === undefined || result.conflictCopyId) return state;
+  const acks: NoteAcks = { ...state.acks, noteId: change.noteId };
+  const fields = Object.entries(change.data ?? {}).filter(([field]) => !isTextField(field));
+  if (fields.length > 0)
+    acks.fields = { version: result.version, data: { ...acks.fields?.data, ...Object.fromEntries(fields) } };
+  if (result.merged) return { ...state, acks };
   const sentBase = change.operation === 'create' ? NO_NOTE.version : change.baseVersion;
   let entries = state.entries;
-  const acks: NoteAcks = { ...state.acks, noteId: change.noteId };
   for (const field of TEXT_FIELDS) {
     const text = change.data?.[field];
     if (text === undefined) continue;
@@ -216,10 +229,16 @@ export function pulled(state: NoteState, server: ServerNote, now: number): NoteS
     }
     return rebased;
   });
-  const acks = state.acks;
-  const keep = (field: TextField) => acks?.[field] && acks[field].version > server.version;
-  const newAcks = acks && (keep('title') || keep('content')) ? acks : undefined;
-  return { server, entries, acks: newAcks };
+  return { server, entries, acks: acksNewerThan(state.acks, server.version) };
+}
+
+/** The acknowledgements a server copy at `version` does not hold yet; undefined when none. */
+function acksNewerThan(acks: NoteAcks | undefined, version: number): NoteAcks | undefined {
+  if (!acks) return undefined;
+  const kept = Object.entries(acks).filter(
+    ([key, ack]) => key !== 'noteId' && (ack as { version: number }).version > version,
+  );
+  return kept.length > 0 ? { noteId: acks.noteId, ...Object.fromEntries(kept) } : undefined;
 }
 
 /** What the UI shows: the server copy with the entries applied in order (docs/sync.md). */
@@ -228,24 +247,26 @@ export function localView(state: NoteState, ownerId: number): LocalNote | undefi
   if (entries.some((entry) => entry.operation === 'delete')) return undefined;
   const first = entries[0];
   if (!server && !first) return undefined;
-  let note: ServerNote = server ?? {
-    id: first!.noteId,
-    ownerId,
-    title: '',
-    content: '',
-    color: 'default',
-    pinned: false,
-    archived: false,
-    trashed: false,
-    trashedAt: null,
-    checklistMode: false,
-    sortOrder: 0,
-    createdAt: new Date(first!.timestamp).toISOString(),
-    updatedAt: new Date(first!.timestamp).toISOString(),
-    version: 0,
-    tags: [],
-    attachments: [],
-  };
+  let note: ServerNote = server
+    ? withAcks(server, state.acks)
+    : {
+        id: first!.noteId,
+        ownerId,
+        title: '',
+        content: '',
+        color: 'default',
+        pinned: false,
+        archived: false,
+        trashed: false,
+        trashedAt: null,
+        checklistMode: false,
+        sortOrder: 0,
+        createdAt: new Date(first!.timestamp).toISOString(),
+        updatedAt: new Date(first!.timestamp).toISOString(),
+        version: 0,
+        tags: [],
+        attachments: [],
+      };
   for (const entry of entries) {
     const editedAt = new Date(entry.timestamp).toISOString();
     const trashedAt =
@@ -265,6 +286,22 @@ export function localView(state: NoteState, ownerId: number): LocalNote | undefi
   // and filters follow text typed offline before the server has seen it.
   if (entries.some(carriesText)) note = { ...note, tags: extractHashtags(note.title, note.content) };
   return { ...note, pending: entries.length > 0 };
+}
+
+/**
+ * The server copy with what the server acknowledged since (docs/sync.md drops acknowledged
+ * changes from the outbox): without it the note would show its old colour or text between the
+ * acknowledgement and the pull that brings the new version, or until the next one when offline.
+ */
+function withAcks(server: ServerNote, acks: NoteAcks | undefined): ServerNote {
+  const newer = acksNewerThan(acks, server.version);
+  if (!newer) return server;
+  return {
+    ...server,
+    ...newer.fields?.data,
+    ...(newer.title && { title: newer.title.text }),
+    ...(newer.content && { content: newer.content.text }),
+  };
 }
 
 /** The fields of a note recovered from typed text whose note is gone (never drop typed text). */

@@ -86,6 +86,11 @@ export interface SyncEngine {
   readonly userId: string;
   /** Every bucket: active, archived, trashed. */
   notes(): ReadonlyMap<string, LocalNote>;
+  /**
+   * Settles when notes() holds every note on the device: the engine opens with the first
+   * screen's notes (and every note with local changes) and reads the rest after, with an event.
+   */
+  readonly loaded: Promise<void>;
   status(): SyncStatus;
   /** Changes from this tab, other tabs and pulls. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
@@ -121,8 +126,8 @@ export interface EngineOptions {
   channel?: ((name: string) => ChannelLike) | null;
   /** Focus and visibility. */
   document?: Pick<Document, 'visibilityState' | 'addEventListener'> | null;
-  /** online / offline / focus. */
-  window?: Pick<Window, 'addEventListener'> | null;
+  /** online / offline / focus; its next frame (the notes after the first screen load after it). */
+  window?: (Pick<Window, 'addEventListener'> & Partial<Pick<Window, 'requestAnimationFrame'>>) | null;
   /** null: no automatic syncing at all (tests call syncNow()). Default: the global timers. */
   timers?: Timers | null;
   /** The clock that stamps edits (Unix ms). Default: Date.now. */
