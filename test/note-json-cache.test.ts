@@ -92,6 +92,21 @@ describe('GET /api/notes from the note JSON cache', () => {
     assert.equal((await owner.delete(`/api/notes/${id}`)).status, 200);
   });
 
+  it('answers a search from the same cache, following edits', async () => {
+    const id = await create({ title: 'zebra crossing', content: 'stripes' });
+    const searched = async () => {
+      const found = await owner.get('/api/search?q=zebra');
+      assert.equal(found.status, 200, found.text);
+      const [listed] = await assertListShows(owner, [id]);
+      assert.deepEqual(found.body, [listed]);
+      return listed;
+    };
+    await searched();
+    assert.equal((await owner.patch(`/api/notes/${id}`, { content: 'stripes #road' })).status, 200);
+    assert.deepEqual((await searched()).tags, ['road']);
+    assert.equal((await owner.delete(`/api/notes/${id}`)).status, 200);
+  });
+
   it('shows a cached note only to who may see it now', async () => {
     const { client: friend, userId: friendId } = await createUserClient(
       server,

@@ -90,7 +90,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
     ORDER BY rowid DESC
     LIMIT 1 OFFSET ?;
 
-    SELECT n.id, octet_length("n"."title") + octet_length("n"."content") AS bytes FROM notes_fts
+    SELECT n.id, n.doc_id, n.version, octet_length("n"."title") + octet_length("n"."content") AS bytes FROM notes_fts
     JOIN notes n ON n.doc_id = notes_fts.rowid
     WHERE notes_fts MATCH ?
       
@@ -99,10 +99,6 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?))
     ORDER BY bm25(notes_fts, 10.0, 1.0, 5.0), n.updated_at DESC
     LIMIT ?;
-select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
-    OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
-select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
-select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- GET /api/tags
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s

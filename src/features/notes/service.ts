@@ -24,6 +24,7 @@ import {
 import {
   collectBatches,
   createNoteJsonCache,
+  type NoteJsonCache,
   noteJsonBatches,
   noteView,
   noteViewBatches,
@@ -42,6 +43,8 @@ export interface NotesDeps {
   clock: Clock;
   trashRetentionDays: number;
   notesDeleted: NotesDeletedListener[];
+  /** Note answers kept by version for the list (presenter.ts); default: one of its own. */
+  noteJson?: NoteJsonCache;
 }
 
 function checkVersion(note: NoteRow, expected: number | undefined): void {
@@ -111,7 +114,7 @@ function listFilter(query: ListNotesOptions): store.ListFilter {
 
 export function createNotesService(deps: NotesDeps) {
   const { db, clock } = deps;
-  const noteJson = createNoteJsonCache();
+  const noteJson = deps.noteJson ?? createNoteJsonCache();
 
   /** Stores the fields that `compute` derives from the current note, in one transaction. */
   async function updateWith(
