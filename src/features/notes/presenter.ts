@@ -93,7 +93,7 @@ export async function* noteViewBatches(
 
 /**
  * How many characters of note answers the JSON cache keeps: about 30,000 short notes, or a few
- * large ones; past it the least recently used go (docs/decisions/0023-writes-and-lists.md).
+ * large ones; past it the least recently used go (docs/decisions/0023-note-answer-cache.md).
  */
 export const NOTE_JSON_CACHE_CHARACTERS = 16 * 1024 * 1024;
 
