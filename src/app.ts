@@ -30,6 +30,7 @@ import { healthRoutes } from './features/health/routes.js';
 import { createHealthService } from './features/health/service.js';
 import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
+import { createNoteJsonCache } from './features/notes/presenter.js';
 import { noteRoutes } from './features/notes/routes.js';
 import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
@@ -96,11 +97,14 @@ export function buildServices(deps: {
     quota: deps.quota,
     log: deps.log,
   });
+  // One cache of note answers for the lists and the search results (presenter.ts).
+  const noteJson = createNoteJsonCache();
   const notes = createNotesService({
     db: deps.db,
     clock: deps.clock,
     trashRetentionDays: deps.config.trashRetentionDays,
     notesDeleted: [attachments.deleteFilesOf],
+    noteJson,
   });
   return {
     health: createHealthService({ pingDatabase: deps.pingDatabase, attachments, log: deps.log }),
@@ -110,7 +114,7 @@ export function buildServices(deps: {
     revisions: createRevisionsService(deps),
     attachments,
     collaborators: createCollaboratorsService(deps),
-    search: createSearchService(deps),
+    search: createSearchService({ ...deps, noteJson }),
     tags: createTagsService(deps),
     sharing: createSharingService(deps),
     apiKeys: createApiKeysService(deps),

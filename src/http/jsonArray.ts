@@ -60,9 +60,24 @@ export function sendJsonArray<T>(reply: FastifyReply, batches: AsyncIterable<rea
   // Fastify's types take an object payload; the 200 schema here is an array.
   const serialize = reply.getSerializationFunction('200') as ((items: readonly T[]) => string) | undefined;
   if (!serialize) throw new Error(`${reply.request.routeOptions.url} has no 200 response schema`);
-  const body = Readable.from(jsonArrayChunks(batches, serialize), {
-    objectMode: false,
-    highWaterMark: HIGH_WATER_MARK,
-  });
+  return sendChunks(reply, jsonArrayChunks(batches, serialize));
+}
+
+/**
+ * sendJsonArray for items that are JSON text already (a list of NoteJsonCache's answers, made
+ * by the same schema's fields), sent as they are.
+ */
+export function sendJsonTextArray(
+  reply: FastifyReply,
+  batches: AsyncIterable<readonly string[]>,
+): FastifyReply {
+  return sendChunks(
+    reply,
+    jsonArrayChunks(batches, (items) => `[${items.join(',')}]`),
+  );
+}
+
+function sendChunks(reply: FastifyReply, chunks: AsyncIterable<string>): FastifyReply {
+  const body = Readable.from(chunks, { objectMode: false, highWaterMark: HIGH_WATER_MARK });
   return reply.code(200).type('application/json; charset=utf-8').send(body);
 }

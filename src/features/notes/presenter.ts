@@ -1,10 +1,11 @@
 /** Note answers (the Note schema) from rows, one by one or as size-bounded batches of a list. */
+import { LRUCache } from 'lru-cache';
 import { iso } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
 import { tagsByNote } from '../tags/store.js';
 import type { Attachment, Note, NoteColor } from './schemas.js';
-import type { ListedNote, NoteRow, NoteViewRow } from './store.js';
+import type { ListedNote, ListedNoteVersion, NoteRow, NoteViewRow } from './store.js';
 import * as store from './store.js';
 
 export function attachmentView(row: AttachmentRow): Attachment {
@@ -87,6 +88,63 @@ export async function* noteViewBatches(
 ): AsyncGenerator<Note[]> {
   for (const ids of listBatches(listed, limits)) {
     yield noteViews(db, await store.notesByIds(db, userId, ids));
+  }
+}
+
+/**
+ * How many characters of note answers the JSON cache keeps: about 30,000 short notes, or a few
+ * large ones; past it the least recently used go (docs/decisions/0023-note-answer-cache.md).
+ */
+export const NOTE_JSON_CACHE_CHARACTERS = 16 * 1024 * 1024;
+
+/**
+ * Each note's answer as JSON, kept by its version: the key is the note's doc_id, never reused
+ * (a note deleted and created again with the same id gets a new one), and its version, which
+ * every change to the answer raises (D-NOTE-3: title, content, the tags they hold, attachments
+ * added and removed). A changed note is looked up under a new key, so nothing is ever stale and
+ * no write has to reach the cache; old versions age out. Collaborators are not part of the
+ * answer: who may see it is decided by the list's query, not here.
+ */
+export type NoteJsonCache = LRUCache<string, string>;
+
+export function createNoteJsonCache(maxCharacters = NOTE_JSON_CACHE_CHARACTERS): NoteJsonCache {
+  return new LRUCache<string, string>({ maxSize: maxCharacters, sizeCalculation: (json) => json.length });
+}
+
+const cacheKey = (note: Pick<NoteViewRow, 'doc_id' | 'version'>) => `${note.doc_id}:${note.version}`;
+
+/**
+ * noteViewBatches as JSON text, one string per note, for a list sent as is: the notes whose
+ * version is in `cache` are not read again, the others are read in batches, serialized and
+ * kept. A cached note is sent as it was when the list's ids and versions were read, so the list
+ * is that moment's, like its ETag.
+ */
+export async function* noteJsonBatches(
+  db: Db,
+  userId: number,
+  listed: readonly ListedNoteVersion[],
+  cache: NoteJsonCache,
+  limits = LIST_BATCH,
+): AsyncGenerator<string[]> {
+  const byId = new Map(listed.map((note) => [note.id, note]));
+  for (const ids of listBatches(listed, limits)) {
+    const texts = new Map<string, string>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const text = cache.get(cacheKey(byId.get(id)!));
+      if (text === undefined) missing.push(id);
+      else texts.set(id, text);
+    }
+    // Only the notes read here are checked against visibility again; see notesByIds.
+    const rows = await store.notesByIds(db, userId, missing);
+    const views = await noteViews(db, rows);
+    rows.forEach((row, n) => {
+      const text = JSON.stringify(views[n]);
+      texts.set(row.id, text);
+      // The row read now, which may be newer than the listed version: keyed by what it is.
+      cache.set(cacheKey(row), text);
+    });
+    yield ids.flatMap((id) => texts.get(id) ?? []);
   }
 }
 

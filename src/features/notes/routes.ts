@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../errors.js';
 import { actorOf } from '../../http/auth.js';
 import { matchesEtag } from '../../http/conditional.js';
-import { sendJsonArray } from '../../http/jsonArray.js';
+import { sendJsonTextArray } from '../../http/jsonArray.js';
 import { errorResponses, NoteIdParams, Success, withHeaders } from '../../http/schemas.js';
 import { IfMatchHeaders, ListETag, ListNotesQuery, NoteETag, NoteInput, NoteList } from './schemas.js';
 
@@ -39,10 +39,10 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { etag, batches } = await notes.listWithETag(actorOf(request), request.query);
+      const { etag, jsonBatches } = await notes.listAsJson(actorOf(request), request.query);
       reply.header('etag', etag);
       if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
-      return sendJsonArray(reply, batches);
+      return sendJsonTextArray(reply, jsonBatches);
     },
   );
 

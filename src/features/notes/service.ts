@@ -21,7 +21,15 @@ import {
   notesToDeleteBySystemRule,
   requireNoteAccess,
 } from './permissions.js';
-import { collectBatches, noteView, noteViewBatches, noteViewOf } from './presenter.js';
+import {
+  collectBatches,
+  createNoteJsonCache,
+  type NoteJsonCache,
+  noteJsonBatches,
+  noteView,
+  noteViewBatches,
+  noteViewOf,
+} from './presenter.js';
 import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
 import type { NoteRow } from './store.js';
 import * as store from './store.js';
@@ -35,6 +43,8 @@ export interface NotesDeps {
   clock: Clock;
   trashRetentionDays: number;
   notesDeleted: NotesDeletedListener[];
+  /** Note answers kept by version for the list (presenter.ts); default: one of its own. */
+  noteJson?: NoteJsonCache;
 }
 
 function checkVersion(note: NoteRow, expected: number | undefined): void {
@@ -104,6 +114,7 @@ function listFilter(query: ListNotesOptions): store.ListFilter {
 
 export function createNotesService(deps: NotesDeps) {
   const { db, clock } = deps;
+  const noteJson = deps.noteJson ?? createNoteJsonCache();
 
   /** Stores the fields that `compute` derives from the current note, in one transaction. */
   async function updateWith(
@@ -122,28 +133,30 @@ export function createNotesService(deps: NotesDeps) {
     return noteView(db, row);
   }
 
-  /**
-   * The list as batches of notes, for streaming it (GET /api/notes). The ids, and so the order,
-   * are read now; each batch's notes when the batch is asked for.
-   */
+  /** The list as batches of notes; the ids, and so the order, are read now, each batch's notes when asked for. */
   async function listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
-    return (await listWithETag(actor, query)).batches;
+    const listed = await store.listNotes(db, actor.userId, listFilter(query));
+    return noteViewBatches(db, actor.userId, listed);
   }
 
   /**
-   * The list as batches, and its ETag: a hash of its notes' ids and versions in list order,
-   * read before any note is. A note's answer changes only with its version (D-NOTE-3: every
-   * change to a field, tags and attachments included, raises it), so an unchanged ETag means
-   * an unchanged list, and a conditional GET can be answered 304 without reading the notes.
+   * The list as batches of each note's answer as JSON (noteJsonBatches), for streaming it
+   * (GET /api/notes), and its ETag: a hash of its notes' ids and versions in list order, read
+   * before any note is. A note's answer changes only with its version (D-NOTE-3: every change
+   * to a field, tags and attachments included, raises it), so an unchanged ETag means an
+   * unchanged list, and a conditional GET can be answered 304 without reading the notes.
    */
-  async function listWithETag(
+  async function listAsJson(
     actor: Actor,
     query: ListNotesOptions,
-  ): Promise<{ etag: string; batches: AsyncIterable<Note[]> }> {
+  ): Promise<{ etag: string; jsonBatches: AsyncIterable<string[]> }> {
     const listed = await store.listNotes(db, actor.userId, listFilter(query));
     const hash = createHash('sha256');
     for (const note of listed) hash.update(`${note.id}:${note.version},`);
-    return { etag: `"list-${hash.digest('base64url')}"`, batches: noteViewBatches(db, actor.userId, listed) };
+    return {
+      etag: `"list-${hash.digest('base64url')}"`,
+      jsonBatches: noteJsonBatches(db, actor.userId, listed, noteJson),
+    };
   }
 
   async function notifyDeleted(attachments: AttachmentRow[]): Promise<void> {
@@ -153,7 +166,7 @@ export function createNotesService(deps: NotesDeps) {
 
   return {
     listInBatches,
-    listWithETag,
+    listAsJson,
 
     async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
       return collectBatches(await listInBatches(actor, query));

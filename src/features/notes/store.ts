@@ -11,9 +11,13 @@ import { visibleTo } from './visibility.js';
 export type NoteRow = Selectable<NotesTable>;
 export type NoteRole = 'owner' | 'collaborator';
 
-/** The columns a Note answer is made of (noteViews); the field clock and versions are left out. */
+/**
+ * The columns a Note answer is made of (noteViews), and doc_id, which with the version names the
+ * answer (presenter's NoteJsonCache); the field clock and versions are left out.
+ */
 export const NOTE_VIEW_COLUMNS = [
   'id',
+  'doc_id',
   'owner_id',
   'title',
   'content',
@@ -37,6 +41,12 @@ export type NoteViewRow = Pick<NoteRow, (typeof NOTE_VIEW_COLUMNS)[number]>;
 export interface ListedNote {
   id: string;
   bytes: number;
+}
+
+/** A listed note with what names its answer's version (the key of presenter's NoteJsonCache). */
+export interface ListedNoteVersion extends ListedNote {
+  doc_id: number;
+  version: number;
 }
 
 /**
@@ -239,10 +249,10 @@ export async function listNotes(
   db: Db,
   userId: number,
   { filter, tag, color, pinned, limit, after }: ListFilter,
-): Promise<(ListedNote & { version: number })[]> {
+): Promise<ListedNoteVersion[]> {
   let query = db
     .selectFrom('notes as n')
-    .select(['n.id', 'n.version', textBytes('n').as('bytes')])
+    .select(['n.id', 'n.doc_id', 'n.version', textBytes('n').as('bytes')])
     .where(visibleTo(userId));
   if (filter === 'all') query = query.where('n.archived', '=', 0).where('n.trashed', '=', 0);
   else if (filter === 'archived') query = query.where('n.archived', '=', 1).where('n.trashed', '=', 0);

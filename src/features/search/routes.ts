@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../../http/auth.js';
-import { sendJsonArray } from '../../http/jsonArray.js';
+import { sendJsonTextArray } from '../../http/jsonArray.js';
 import { errorResponses } from '../../http/schemas.js';
 import { NoteList } from '../notes/schemas.js';
 import { SearchQuery } from './schemas.js';
@@ -19,6 +19,6 @@ export const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      sendJsonArray(reply, await search.searchInBatches(actorOf(request), request.query)),
+      sendJsonTextArray(reply, await search.searchAsJson(actorOf(request), request.query)),
   );
 };

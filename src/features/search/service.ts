@@ -1,9 +1,15 @@
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
 import { detailPath, errors } from '../../errors.js';
-import { collectBatches, noteViewBatches } from '../notes/presenter.js';
+import {
+  collectBatches,
+  createNoteJsonCache,
+  type NoteJsonCache,
+  noteJsonBatches,
+  noteViewBatches,
+} from '../notes/presenter.js';
 import type { Note } from '../notes/schemas.js';
-import type { ListedNote } from '../notes/store.js';
+import type { ListedNoteVersion } from '../notes/store.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
 import { buildMatchQuery } from './searchText.js';
 import { nthNewestMatch, searchNotes } from './store.js';
@@ -35,39 +41,42 @@ export async function rankInWindows<Row>(options: {
 export function createSearchService({
   db,
   rankingWindow = DEFAULT_RANKING_WINDOW,
+  noteJson = createNoteJsonCache(),
 }: {
   db: Db;
   /** Tests configure a small window; the service uses the measured default. */
   rankingWindow?: number;
+  /** Note answers kept by version (presenter.ts), shared with the lists'. */
+  noteJson?: NoteJsonCache;
 }) {
   /**
    * D-SEARCH-1/2: every word must match (AND), the last as a prefix, `#word` in tags. The
    * ranking is read now, the notes in batches as they are sent (GET /api/search streams them
    * like a list, docs/decisions/0004-streamed-lists.md).
    */
-  async function searchInBatches(actor: Actor, input: SearchQuery): Promise<AsyncIterable<Note[]>> {
+  async function ranked(actor: Actor, input: SearchQuery): Promise<ListedNoteVersion[]> {
     if (input.q.trim() === '') {
       throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
     }
     const match = buildMatchQuery(input.q);
     const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
-    const ranked =
-      match === null
-        ? []
-        : await rankInWindows<ListedNote>({
-            window: rankingWindow,
-            limit,
-            oldestInWindow: (size) => nthNewestMatch(db, match, size),
-            rank: (oldest) => searchNotes(db, actor.userId, match, limit, oldest),
-          });
-    return noteViewBatches(db, actor.userId, ranked);
+    if (match === null) return [];
+    return rankInWindows<ListedNoteVersion>({
+      window: rankingWindow,
+      limit,
+      oldestInWindow: (size) => nthNewestMatch(db, match, size),
+      rank: (oldest) => searchNotes(db, actor.userId, match, limit, oldest),
+    });
   }
 
   return {
-    searchInBatches,
+    /** The results as each note's answer in JSON, in batches, for GET /api/search to send as is. */
+    async searchAsJson(actor: Actor, input: SearchQuery): Promise<AsyncIterable<string[]>> {
+      return noteJsonBatches(db, actor.userId, await ranked(actor, input), noteJson);
+    },
 
     async search(actor: Actor, input: SearchQuery): Promise<Note[]> {
-      return collectBatches(await searchInBatches(actor, input));
+      return collectBatches(noteViewBatches(db, actor.userId, await ranked(actor, input)));
     },
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import { engine, inJsonList } from '../../db/dialect.js';
-import { type ListedNote, textBytes } from '../notes/store.js';
+import { type ListedNoteVersion, textBytes } from '../notes/store.js';
 import { visibleTo } from '../notes/visibility.js';
 import { tsvectorInput } from './searchText.js';
 
@@ -30,8 +30,9 @@ export async function nthNewestMatch(db: Db, match: string, n: number): Promise<
 /**
  * Notes visible to the user matching an FTS5 expression built by buildMatchQuery (never raw
  * user input), not trashed, best match first then newest (D-SEARCH-2). With `minDocId`, only
- * index rows from that rowid on are ranked, so bm25 runs on a bounded window (0003). Only ids
- * and sizes: the notes are read in batches like a list's (noteViewBatches).
+ * index rows from that rowid on are ranked, so bm25 runs on a bounded window (0003). Only ids,
+ * versions and sizes: the notes are read in batches like a list's, or come from the cache of
+ * note answers (noteJsonBatches).
  */
 export async function searchNotes(
   db: Db,
@@ -39,12 +40,12 @@ export async function searchNotes(
   match: string,
   limit: number,
   minDocId: number | null,
-): Promise<ListedNote[]> {
+): Promise<ListedNoteVersion[]> {
   if (engine() === 'postgres') {
     // ts_rank's weights are {D, C, B, A}: tags (C) 0.5, content (B) 0.1, title (A) 1, the
     // proportions of bm25's 5, 1 and 10 below.
-    const found = await sql<ListedNote>`
-      SELECT n.id, ${textBytes('n')} AS bytes FROM notes_search s
+    const found = await sql<ListedNoteVersion>`
+      SELECT n.id, n.doc_id, n.version, ${textBytes('n')} AS bytes FROM notes_search s
       JOIN notes n ON n.doc_id = s.doc_id
       WHERE s.document @@ CAST(${match} AS tsquery)
         ${minDocId === null ? sql`` : sql`AND s.doc_id >= ${minDocId}`}
@@ -55,8 +56,8 @@ export async function searchNotes(
     return found.rows;
   }
   const window = minDocId === null ? sql`` : sql`AND notes_fts.rowid >= ${minDocId}`;
-  const result = await sql<ListedNote>`
-    SELECT n.id, ${textBytes('n')} AS bytes FROM notes_fts
+  const result = await sql<ListedNoteVersion>`
+    SELECT n.id, n.doc_id, n.version, ${textBytes('n')} AS bytes FROM notes_fts
     JOIN notes n ON n.doc_id = notes_fts.rowid
     WHERE notes_fts MATCH ${match}
       ${window}

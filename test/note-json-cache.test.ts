@@ -1,0 +1,128 @@
+/**
+ * GET /api/notes sends each note's answer from a cache kept by note version
+ * (presenter.ts, NoteJsonCache): after every kind of change that alters a note's answer, the
+ * list must say what a by-id read (which never uses the cache) says, and who sees a note must
+ * still be decided by the list's query.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import sharp from 'sharp';
+import type { TestClient } from './helpers/client.js';
+import { createUserClient } from './helpers/client.js';
+import { ManualClock, useOwner, useServer } from './helpers/server.js';
+
+/** Asserts that the list shows exactly `ids`, each note as GET /api/notes/{id} answers it. */
+async function assertListShows(client: TestClient, ids: string[]): Promise<any[]> {
+  const list = await client.get('/api/notes');
+  assert.equal(list.status, 200, list.text);
+  assert.deepEqual(list.body.map((note: { id: string }) => note.id).sort(), [...ids].sort());
+  for (const listed of list.body) {
+    const read = await client.get(`/api/notes/${listed.id}`);
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(listed, read.body);
+  }
+  return list.body;
+}
+
+describe('GET /api/notes from the note JSON cache', () => {
+  // The clock stands still: a note deleted and created again gets the same version and
+  // updatedAt, so only the note's doc_id tells the two apart.
+  const clock = new ManualClock();
+  let queries: string[] = [];
+  const server = useServer({ clock, onQuery: (sql) => queries.push(sql) });
+  const owner = useOwner(server);
+
+  async function create(fields: Record<string, unknown>): Promise<string> {
+    const response = await owner.post('/api/notes', fields);
+    assert.equal(response.status, 201, response.text);
+    return response.body.id;
+  }
+
+  it('reads an unchanged note once, and a changed one again', async () => {
+    const first = await create({ title: 'first' });
+    const second = await create({ title: 'second' });
+    await assertListShows(owner, [first, second]);
+    queries = [];
+    await owner.get('/api/notes');
+    const noteReads = () => queries.filter((q) => /from "notes" as "n" where "n"\."id" in/i.test(q)).length;
+    assert.equal(noteReads(), 0, queries.join('\n'));
+    assert.equal((await owner.patch(`/api/notes/${first}`, { title: 'first, edited' })).status, 200);
+    queries = [];
+    const [edited] = (await assertListShows(owner, [first, second])).filter((n) => n.id === first);
+    assert.equal(edited.title, 'first, edited');
+    assert.ok(noteReads() >= 1);
+    for (const id of [first, second]) assert.equal((await owner.delete(`/api/notes/${id}`)).status, 200);
+  });
+
+  it('follows tags, attachments, sync pushes and a note created again under the same id', async () => {
+    const id = await create({ title: 'groceries', content: 'milk' });
+    await assertListShows(owner, [id]);
+
+    assert.equal((await owner.patch(`/api/notes/${id}`, { content: 'milk #shop' })).status, 200);
+    assert.deepEqual((await assertListShows(owner, [id]))[0].tags, ['shop']);
+
+    const image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3a7' } })
+      .png()
+      .toBuffer();
+    const body = new FormData();
+    body.append('file', new Blob([image], { type: 'image/png' }), 'dot.png');
+    const uploaded = await owner.request('POST', `/api/notes/${id}/attachments`, { body });
+    assert.equal(uploaded.status, 201, uploaded.text);
+    assert.deepEqual(
+      (await assertListShows(owner, [id]))[0].attachments.map((a: { id: string }) => a.id),
+      [uploaded.body.id],
+    );
+    const removed = await owner.delete(`/api/notes/${id}/attachments?attachmentId=${uploaded.body.id}`);
+    assert.equal(removed.status, 200, removed.text);
+    assert.deepEqual((await assertListShows(owner, [id]))[0].attachments, []);
+
+    const pushed = await owner.post('/api/sync', {
+      changes: [{ noteId: id, operation: 'update', timestamp: clock.now(), data: { title: 'pushed #sync' } }],
+    });
+    assert.equal(pushed.status, 200, pushed.text);
+    const [synced] = await assertListShows(owner, [id]);
+    assert.deepEqual([synced.title, synced.tags], ['pushed #sync', ['shop', 'sync']]);
+
+    assert.equal((await owner.delete(`/api/notes/${id}`)).status, 200);
+    const again = await create({ id, title: 'born again' });
+    assert.equal(again, id);
+    const [reborn] = await assertListShows(owner, [id]);
+    assert.deepEqual([reborn.title, reborn.version, reborn.tags], ['born again', 1, []]);
+    assert.equal((await owner.delete(`/api/notes/${id}`)).status, 200);
+  });
+
+  it('answers a search from the same cache, following edits', async () => {
+    const id = await create({ title: 'zebra crossing', content: 'stripes' });
+    const searched = async () => {
+      const found = await owner.get('/api/search?q=zebra');
+      assert.equal(found.status, 200, found.text);
+      const [listed] = await assertListShows(owner, [id]);
+      assert.deepEqual(found.body, [listed]);
+      return listed;
+    };
+    await searched();
+    assert.equal((await owner.patch(`/api/notes/${id}`, { content: 'stripes #road' })).status, 200);
+    assert.deepEqual((await searched()).tags, ['road']);
+    assert.equal((await owner.delete(`/api/notes/${id}`)).status, 200);
+  });
+
+  it('shows a cached note only to who may see it now', async () => {
+    const { client: friend, userId: friendId } = await createUserClient(
+      server,
+      `friend-${randomUUID()}@example.com`,
+      undefined,
+      owner,
+    );
+    const id = await create({ title: 'shared for a while' });
+    await assertListShows(owner, [id]);
+    await assertListShows(friend, []);
+    const shared = await owner.post(`/api/notes/${id}/collaborators`, { userId: friendId });
+    assert.equal(shared.status, 201, shared.text);
+    await assertListShows(friend, [id]);
+    const unshared = await owner.delete(`/api/notes/${id}/collaborators?userId=${friendId}`);
+    assert.equal(unshared.status, 200, unshared.text);
+    await assertListShows(friend, []);
+    await assertListShows(owner, [id]);
+  });
+});
