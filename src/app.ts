@@ -19,7 +19,7 @@ import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
 import { createAttachmentsService } from './features/attachments/service.js';
-import { LocalDiskStorage } from './features/attachments/storage.js';
+import { attachmentStorageFor } from './features/attachments/storage.js';
 import { createPasswordHasher, type ScryptCost } from './features/auth/passwords.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';
@@ -91,7 +91,7 @@ export function buildServices(deps: {
   const attachments = createAttachmentsService({
     db: deps.db,
     clock: deps.clock,
-    storage: new LocalDiskStorage(path.join(deps.config.dataDir, 'attachments')),
+    storage: attachmentStorageFor(deps.config, deps.db),
     uploadDir,
     maxImagePixels: deps.config.maxImagePixels,
     quota: deps.quota,

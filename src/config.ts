@@ -7,6 +7,11 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL connection URL; null: SQLite in DATA_DIR (docs/decisions/0015-postgresql.md). */
   databaseUrl: string | null;
+  /**
+   * A directory for attachment bytes that every server process can reach; null: DATA_DIR on
+   * SQLite, the database itself on PostgreSQL (docs/decisions/0021-attachment-storage.md).
+   */
+  attachmentsDir: string | null;
   /** Origin (scheme://host[:port]) used for share URLs and the cross-origin guard; null = the request's. */
   publicUrl: string | null;
   /**
@@ -75,10 +80,18 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
   databaseUrl: {
     name: 'DATABASE_URL',
     description:
-      '`postgres://user:password@host:5432/database`: PostgreSQL (13+) holds the data instead of SQLite; attachments stay in `DATA_DIR` (docs/deploy.md)',
+      '`postgres://user:password@host:5432/database`: PostgreSQL (13+) holds the data instead of SQLite, attachments included unless `ATTACHMENTS_DIR` is set (docs/deploy.md)',
     fallback: null,
     fallbackText: 'SQLite in `DATA_DIR`',
     parse: parseDatabaseUrl,
+  },
+  attachmentsDir: {
+    name: 'ATTACHMENTS_DIR',
+    description:
+      'Directory for attachment files, e.g. a volume every server process mounts (docs/attachments.md)',
+    fallback: null,
+    fallbackText: '`DATA_DIR/attachments` on SQLite, the database on PostgreSQL',
+    parse: (raw, name) => path.resolve(nonEmpty(name, raw)),
   },
   publicUrl: {
     name: 'PUBLIC_URL',

@@ -6,9 +6,12 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import sharp from 'sharp';
 import { DECODES_AT_ONCE } from '../src/features/attachments/images.js';
+import { SWEEP_GRACE_MS } from '../src/features/attachments/service.js';
+import { attachmentStorageFor, DirectoryStorage } from '../src/features/attachments/storage.js';
 import { clientOf, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { declaredPng } from './helpers/pngBomb.js';
 import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
+import { storedKeys } from './helpers/uploads.js';
 
 const MiB = 1024 * 1024;
 type Format = 'jpeg' | 'png' | 'webp' | 'gif' | 'avif';
@@ -108,16 +111,6 @@ function streamedUpload(client: TestClient, noteId: string, size: number): Promi
   } as RequestInit);
 }
 
-function storedFiles(server: TestServer): string[] {
-  const root = path.join(server.dataDir, 'attachments');
-  if (!fs.existsSync(root)) return [];
-  return fs
-    .readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
-    .sort();
-}
-
 function leftoverUploads(server: TestServer): string[] {
   const dir = path.join(server.dataDir, 'uploads');
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
@@ -214,7 +207,7 @@ describe('POST /api/notes/:id/attachments', () => {
       Buffer.concat([webp, Buffer.alloc(MiB)]),
       Buffer.from('not an image'),
     ];
-    const before = storedFiles(server);
+    const before = await storedKeys(server);
     for (const data of bad) {
       const response = await upload(owner, note.id, {
         file: { data: await image('jpeg'), name: 'a.jpg' },
@@ -223,7 +216,7 @@ describe('POST /api/notes/:id/attachments', () => {
       assert.equal(response.status, 400);
       assert.equal(response.body.code, 'invalid_thumbnail');
     }
-    assert.deepEqual(storedFiles(server), before);
+    assert.deepEqual(await storedKeys(server), before);
     assert.equal((await owner.get(`/api/notes/${note.id}`)).body.version, 1);
   });
 
@@ -232,7 +225,7 @@ describe('POST /api/notes/:id/attachments', () => {
     const svg = Buffer.from(
       '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>',
     );
-    const before = storedFiles(server);
+    const before = await storedKeys(server);
     const response = await upload(owner, note.id, { file: { data: svg, name: 'x.png', type: 'image/png' } });
     assert.equal(response.status, 400);
     assert.deepEqual(response.body, {
@@ -241,7 +234,7 @@ describe('POST /api/notes/:id/attachments', () => {
       code: 'invalid_file',
       message: 'The file must be a JPEG, PNG, WebP, GIF or AVIF image',
     });
-    assert.deepEqual(storedFiles(server), before);
+    assert.deepEqual(await storedKeys(server), before);
     assert.equal(leftoverUploads(server).length, 0);
   });
 
@@ -372,11 +365,11 @@ describe('POST /api/notes/:id/attachments', () => {
   it('answers 404 on another user’s note and stores nothing (D-ERR-2)', async () => {
     const note = await newNote(owner);
     const { client: stranger } = await createUserClient(server, 'stranger@example.com', undefined, owner);
-    const before = storedFiles(server);
+    const before = await storedKeys(server);
     const response = await upload(stranger, note.id, { file: { data: await image('jpeg'), name: 'a.jpg' } });
     assert.equal(response.status, 404);
     assert.equal(response.body.code, 'note_not_found');
-    assert.deepEqual(storedFiles(server), before);
+    assert.deepEqual(await storedKeys(server), before);
   });
 
   it('answers 401 without a session (D-ERR-2)', async () => {
@@ -558,7 +551,10 @@ describe('DELETE /api/notes/:id/attachments', () => {
   it('removes the attachment and its files, and bumps the version (D-ATT-5)', async () => {
     const note = await newNote(owner);
     const attachment = await attach(owner, note.id);
-    assert.deepEqual(storedFiles(server), [`files/${attachment.id}`, `thumbnails/${attachment.id}.webp`]);
+    assert.deepEqual(await storedKeys(server), [
+      `files/${attachment.id}`,
+      `thumbnails/${attachment.id}.webp`,
+    ]);
     const response = await owner.delete(`/api/notes/${note.id}/attachments?attachmentId=${attachment.id}`);
     assert.deepEqual(response.body, { success: true });
     const file = await owner.get(`/api/notes/${note.id}/attachments?attachmentId=${attachment.id}`);
@@ -566,7 +562,7 @@ describe('DELETE /api/notes/:id/attachments', () => {
     const updated = (await owner.get(`/api/notes/${note.id}`)).body;
     assert.equal(updated.version, 3);
     assert.deepEqual(updated.attachments, []);
-    assert.deepEqual(storedFiles(server), []);
+    assert.deepEqual(await storedKeys(server), []);
   });
 
   it('answers 404 on another user’s note and keeps the attachment (D-ERR-2)', async () => {
@@ -589,9 +585,9 @@ describe('Deleting a note removes its attachment files (D-ATT-5)', () => {
     const keep = await attach(owner, (await newNote(owner)).id);
     await attach(owner, note.id);
     await attach(owner, note.id);
-    assert.equal(storedFiles(server).length, 6);
+    assert.equal((await storedKeys(server)).length, 6);
     assert.equal((await owner.delete(`/api/notes/${note.id}`)).status, 200);
-    assert.deepEqual(storedFiles(server), [`files/${keep.id}`, `thumbnails/${keep.id}.webp`]);
+    assert.deepEqual(await storedKeys(server), [`files/${keep.id}`, `thumbnails/${keep.id}.webp`]);
     await owner.delete(`/api/notes/${keep.noteId}`);
   });
 
@@ -599,44 +595,50 @@ describe('Deleting a note removes its attachment files (D-ATT-5)', () => {
     const leaving = await createUserClient(server, 'leaving@example.com', undefined, owner);
     const note = await newNote(leaving.client);
     await attach(leaving.client, note.id);
-    assert.equal(storedFiles(server).length, 2);
+    assert.equal((await storedKeys(server)).length, 2);
     assert.equal((await owner.delete(`/api/users/${leaving.userId}`)).status, 200);
-    assert.deepEqual(storedFiles(server), []);
+    assert.deepEqual(await storedKeys(server), []);
   });
 
   it('when the trash is purged (D-NOTE-4)', async () => {
     const note = await newNote(owner, { trashed: true });
     await attach(owner, note.id);
-    assert.equal(storedFiles(server).length, 2);
+    assert.equal((await storedKeys(server)).length, 2);
     clock.advance(2 * 86_400_000);
     assert.equal(await server.app.services.notes.purgeExpiredTrash(), 1);
-    assert.deepEqual(storedFiles(server), []);
+    assert.deepEqual(await storedKeys(server), []);
   });
 });
 
 describe('Start-up sweep of attachment files (D-ATT-3)', () => {
-  it('deletes files without a row and leftover uploads, keeps rows whose file is missing', async () => {
+  it('deletes old objects without a row and leftover uploads, keeps young ones and rows whose file is missing', async () => {
     const first = await startServer();
     const owner = await setupOwner(first);
     const note = await newNote(owner);
     const kept = await attach(owner, note.id);
     const lost = await attach(owner, note.id);
+    const storage = attachmentStorageFor(first.app.appConfig, first.app.db);
+    const bytes = () => {
+      const file = path.join(first.dataDir, 'crashed');
+      fs.writeFileSync(file, 'crashed before commit');
+      return file;
+    };
+    const crashed = 'files/0b7cbd1a-54a5-4cf1-a2c8-5f3b4ee1a2b9';
+    // Another process's upload between its put and its commit: younger than the grace period.
+    const inFlight = 'files/6f0d3c2e-1b7a-4c55-9a51-0d8c7f1e2a3b';
+    await storage.put(crashed, bytes(), { size: 21 });
+    await storage.put(inFlight, bytes(), { size: 21 });
+    await backdate(first, crashed, SWEEP_GRACE_MS + 60_000);
+    await storage.delete([`files/${lost.id}`]);
     await first.close({ keepData: true });
-
-    const root = path.join(first.dataDir, 'attachments');
-    fs.writeFileSync(
-      path.join(root, 'files', '0b7cbd1a-54a5-4cf1-a2c8-5f3b4ee1a2b9'),
-      'crashed before commit',
-    );
     fs.mkdirSync(path.join(first.dataDir, 'uploads', 'upload-x'), { recursive: true });
     fs.writeFileSync(path.join(first.dataDir, 'uploads', 'upload-x', 'file'), 'half an upload');
-    fs.rmSync(path.join(root, 'files', lost.id));
 
     const second = await startServer({ dataDir: first.dataDir });
     try {
       assert.deepEqual(
-        storedFiles(second),
-        [`files/${kept.id}`, `thumbnails/${kept.id}.webp`, `thumbnails/${lost.id}.webp`].sort(),
+        await storedKeys(second),
+        [inFlight, `files/${kept.id}`, `thumbnails/${kept.id}.webp`, `thumbnails/${lost.id}.webp`].sort(),
       );
       assert.equal(fs.existsSync(path.join(first.dataDir, 'uploads')), false);
       owner.cookies.clear();
@@ -654,6 +656,22 @@ describe('Start-up sweep of attachment files (D-ATT-3)', () => {
     }
   });
 });
+
+/** Makes a stored object look `ms` older to the start-up sweep, in whichever store the server uses. */
+async function backdate(server: TestServer, key: string, ms: number): Promise<void> {
+  const storage = attachmentStorageFor(server.app.appConfig, server.app.db);
+  if (storage instanceof DirectoryStorage) {
+    const file = path.join(storage.root, key);
+    const then = new Date(fs.statSync(file).mtimeMs - ms);
+    fs.utimesSync(file, then, then);
+  } else {
+    await server.app.db
+      .updateTable('attachment_objects')
+      .set((eb) => ({ stored_at: eb('stored_at', '-', ms) }))
+      .where('key', '=', key)
+      .execute();
+  }
+}
 
 async function setupOwnerAgain(server: TestServer): Promise<TestClient> {
   const client = clientOf(server);
@@ -680,9 +698,9 @@ describe('Decode bombs: images over the pixel limit are refused undecoded', () =
   it('accepts an image of exactly MAX_IMAGE_PIXELS and refuses one pixel column more, storing nothing', async () => {
     const note = await newNote(owner);
     await attach(owner, note.id, await image('png', 200, 200));
-    const before = storedFiles(server);
+    const before = await storedKeys(server);
     assertImageTooLarge(await upload(owner, note.id, { file: { data: await image('png', 201, 200) } }));
-    assert.deepEqual(storedFiles(server), before);
+    assert.deepEqual(await storedKeys(server), before);
     assert.deepEqual(leftoverUploads(server), []);
     assert.equal((await owner.get(`/api/notes/${note.id}`)).body.version, 2);
   });

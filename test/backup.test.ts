@@ -258,6 +258,27 @@ describe('backup and restore with DATABASE_URL', () => {
   });
 });
 
+describe('backup and restore with ATTACHMENTS_DIR', () => {
+  it('refuse, since the attachments are outside DATA_DIR, before touching anything', async () => {
+    const dataDir = tempDataDir();
+    const config = loadConfig({ DATA_DIR: dataDir, ATTACHMENTS_DIR: path.join(dataDir, 'shared') });
+    for (const command of ['backup', 'restore']) {
+      const error = mock.method(console, 'error', () => {});
+      try {
+        assert.equal(await runCommand(command, [path.join(dataDir, 'b.zip')], config), 1);
+        assert.match(
+          String(error.mock.calls[0]?.arguments[0]),
+          /ATTACHMENTS_DIR, attachments are outside DATA_DIR/,
+        );
+      } finally {
+        error.mock.restore();
+      }
+    }
+    assert.deepEqual(fs.readdirSync(dataDir), []);
+    fs.rmSync(dataDir, { recursive: true });
+  });
+});
+
 describe('backup snapshot and attachment files agree', sqliteOnly, () => {
   let server: TestServer;
   let folder: string;

@@ -23,6 +23,7 @@ describe('configuration (D-OPS-1)', () => {
     assert.deepEqual(config.corsOrigins, []);
     assert.equal(config.maxImagePixels, 40_000_000);
     assert.equal(config.storageQuotaBytes, null);
+    assert.equal(config.attachmentsDir, null);
   });
 
   it('reads every variable', () => {
@@ -31,6 +32,7 @@ describe('configuration (D-OPS-1)', () => {
       HOST: '0.0.0.0',
       DATA_DIR: '/srv/notes',
       DATABASE_URL: 'postgres://notes:secret@db.internal:5432/notes',
+      ATTACHMENTS_DIR: '/mnt/shared/../notes-attachments',
       PUBLIC_URL: 'https://notes.example.com/ignored/path',
       ALLOWED_HOSTS: ' Notes.LAN:8080, ,192.168.1.20,[::1]:3000 ',
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
@@ -46,6 +48,7 @@ describe('configuration (D-OPS-1)', () => {
       host: '0.0.0.0',
       dataDir: '/srv/notes',
       databaseUrl: 'postgres://notes:secret@db.internal:5432/notes',
+      attachmentsDir: '/mnt/notes-attachments',
       publicUrl: 'https://notes.example.com',
       allowedHosts: ['notes.lan:8080', '192.168.1.20', '[::1]:3000'],
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],

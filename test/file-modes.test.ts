@@ -19,7 +19,9 @@ describe('Files under DATA_DIR are readable by the server’s user only', () => 
     // The usual umask, which alone would leave files 0644 and directories 0755.
     umask = process.umask(0o022);
     parent = tempDataDir();
-    server = await startServer({ dataDir: path.join(parent, 'data') });
+    const dataDir = path.join(parent, 'data');
+    // The directory store on both engines (on PostgreSQL the default keeps the bytes in the database).
+    server = await startServer({ dataDir, env: { ATTACHMENTS_DIR: path.join(dataDir, 'attachments') } });
     const owner = await setupOwner(server);
     const note = await owner.post('/api/notes', { title: 'Private' });
     const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#123' } })

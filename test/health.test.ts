@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
 describe('GET /api/health', () => {
   let server: TestServer;
@@ -29,9 +29,11 @@ describe('GET /api/health', () => {
   });
 
   it('answers 503 naming the attachment storage when it cannot be written, and no path', async () => {
-    const other = await startServer();
-    // A file where the attachments directory should be: the store can be neither read nor written.
-    const attachments = path.join(other.dataDir, 'attachments');
+    const dataDir = tempDataDir();
+    const attachments = path.join(dataDir, 'attachments');
+    // A directory store on both engines; a file where its directory should be: the store can be
+    // neither read nor written.
+    const other = await startServer({ dataDir, env: { ATTACHMENTS_DIR: attachments } });
     fs.rmSync(attachments, { recursive: true, force: true });
     fs.writeFileSync(attachments, 'not a directory');
     const response = await new TestClient(other.url).get('/api/health');

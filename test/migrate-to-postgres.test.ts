@@ -35,15 +35,27 @@ async function succeeds(response: Promise<{ status: number }>): Promise<boolean>
   return status >= 200 && status < 300;
 }
 
-async function userCount(databaseUrl: string): Promise<number> {
+async function queryOne(databaseUrl: string, query: string): Promise<Record<string, unknown>> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const result = await client.query('SELECT count(*)::int AS count FROM users');
-    return result.rows[0].count;
+    return (await client.query(query)).rows[0];
   } finally {
     await client.end();
   }
+}
+
+async function userCount(databaseUrl: string): Promise<number> {
+  return (await queryOne(databaseUrl, 'SELECT count(*)::int AS count FROM users')).count as number;
+}
+
+/** The attachment objects in the database store: complete ones, and the bytes of all their chunks. */
+async function storedObjects(databaseUrl: string) {
+  return queryOne(
+    databaseUrl,
+    `SELECT (SELECT count(*)::int FROM attachment_objects WHERE complete) AS objects,
+            (SELECT coalesce(sum(octet_length(data)), 0)::int FROM attachment_chunks) AS bytes`,
+  );
 }
 
 /** What the API answers about everything the notes are made of, for one client. */
@@ -64,6 +76,7 @@ async function answers(client: TestClient, noteId: string, attachmentId: string)
     tags: await body('/api/tags'),
     revisions: await body(`/api/notes/${noteId}/revisions`),
     download: await downloadSha(client, noteId, attachmentId),
+    thumbnail: await downloadSha(client, noteId, attachmentId, { thumbnail: true }),
   };
 }
 
@@ -115,12 +128,34 @@ describe('migrate-to-postgres (docs/decisions/0015-postgresql.md)', {
     assert.match(failed.output, /copy failed and PostgreSQL was left empty/);
     assert.equal(await userCount(databaseUrl), 0);
     sqlite.prepare('UPDATE attachments SET filename = ?').run(filename);
+    const { size, thumbnail_size: thumbnailSize } = sqlite
+      .prepare('SELECT size, thumbnail_size FROM attachments')
+      .get() as { size: number; thumbnail_size: number };
     sqlite.close();
+    // The bytes went first (the database is the default store with DATABASE_URL) and stay until the next run.
+    assert.deepEqual(await storedObjects(databaseUrl), { objects: 2, bytes: size + thumbnailSize });
+
+    // A file that no longer matches its row's hash stops the copy, naming it.
+    const file = path.join(dataDir, 'attachments', 'files', attachment.id);
+    const original = fs.readFileSync(file);
+    fs.writeFileSync(file, Buffer.concat([original.subarray(0, -1), Buffer.from([original.at(-1)! ^ 1])]));
+    const corrupt = await migrate(dataDir, databaseUrl);
+    assert.equal(corrupt.code, 1, corrupt.output);
+    assert.match(
+      corrupt.output,
+      new RegExp(`files/${attachment.id} in DATA_DIR does not match the size and SHA-256`),
+    );
+    assert.equal(await userCount(databaseUrl), 0);
+    fs.writeFileSync(file, original);
 
     const moved = await migrate(dataDir, databaseUrl);
     assert.equal(moved.code, 0, moved.output);
     assert.match(moved.output, /notes: 3 rows, same digest on both/);
     assert.match(moved.output, /storage_usage: 2 rows, same digest on both/);
+    assert.match(moved.output, /attachment files: 2 copied into the database, same SHA-256 on both/);
+    // Replaced, not added to, by the second run; the SQLite DATA_DIR keeps its files.
+    assert.deepEqual(await storedObjects(databaseUrl), { objects: 2, bytes: size + thumbnailSize });
+    assert.deepEqual(fs.readFileSync(file), original);
     const again = await migrate(dataDir, databaseUrl);
     assert.equal(again.code, 1);
     assert.match(again.output, /already holds data/);

@@ -204,7 +204,9 @@ describe('migration 0009_note_revisions', sqliteOnly, () => {
     await first.close({ keepData: true });
     // Back to the database as it was before this migration.
     const sqlite = new SQLite(path.join(first.dataDir, 'notes.db'));
-    sqlite.exec("DROP TABLE note_revisions; DELETE FROM kysely_migration WHERE name = '0009_note_revisions'");
+    sqlite.exec(
+      "DROP TABLE note_revisions; DELETE FROM kysely_migration WHERE name >= '0009_note_revisions'",
+    );
     sqlite.close();
 
     const second = await startServer({ dataDir: first.dataDir });

@@ -9,7 +9,7 @@ import { migrations } from '../src/db/migrations/index.js';
 import { createUserClient, ownerClientFor, setupOwner, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { startServer, tempDataDir, useOwner, useServer } from './helpers/server.js';
-import { uploadImage } from './helpers/uploads.js';
+import { storedKeys, uploadImage } from './helpers/uploads.js';
 
 // STORAGE_QUOTA_MB=1: each user may own 1,048,576 bytes of note text and attachments.
 const QUOTA = 1024 * 1024;
@@ -118,10 +118,13 @@ describe('Storage quota (STORAGE_QUOTA_MB)', () => {
     const after = await client.get(`/api/notes/${note.id}`);
     assert.deepEqual([after.body.version, after.body.attachments], [1, []]);
 
-    // With room for the file but not for its generated thumbnail, the write itself is refused.
+    // With room for the file but not for its generated thumbnail, the write itself is refused,
+    // after the bytes were stored: they are removed again, in whichever store they went.
     await client.patch(`/api/notes/${note.id}`, { content: text(QUOTA - 500_000 - png.length - 30) });
+    const keysBefore = await storedKeys(server);
     assertQuotaExceeded(await uploadImage(client, note.id, png));
     assert.deepEqual((await client.get(`/api/notes/${note.id}`)).body.attachments, []);
+    assert.deepEqual(await storedKeys(server), keysBefore);
 
     // Room for both: the upload is stored, and counts as the file plus its thumbnail.
     const content = QUOTA - 500_000 - png.length - 2000;

@@ -1,11 +1,20 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { type Command, print } from '../commandSupport.js';
-import { keysOf } from '../features/attachments/service.js';
+import {
+  type AttachmentStorage,
+  attachmentStorageFor,
+  DirectoryStorage,
+  type ExpectedBytes,
+} from '../features/attachments/storage.js';
 import { indexNote } from '../features/notes/writes.js';
+import { writeHashed } from '../files.js';
 import { type Db, openDatabase } from './connection.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
@@ -86,14 +95,86 @@ async function postgresRows(db: Db, table: keyof Database, order: string[]) {
   }
 }
 
+/** Where the attachment bytes come from and go, and a folder for each file on its way. */
+export interface AttachmentCopy {
+  from: AttachmentStorage;
+  to: AttachmentStorage;
+  workDir: string;
+}
+
+/** What the attachment copy did: objects copied and verified, and those already missing at the source. */
+export interface CopiedAttachments {
+  copied: number;
+  missing: number;
+}
+
+async function sha256Of(stream: Readable): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * Copies the bytes of every attachment row of the snapshot into the target store, then reads
+ * each back and compares its SHA-256 with the source's (files also with the hash their row
+ * holds). Objects already there are replaced, so a run after a failure starts clean.
+ */
+async function copyAttachments(sqlite: SQLite.Database, copy: AttachmentCopy): Promise<CopiedAttachments> {
+  const rows = sqlite
+    .prepare('SELECT id, size, sha256, thumbnail_path FROM attachments ORDER BY id')
+    .all() as {
+    id: string;
+    size: number;
+    sha256: string;
+    thumbnail_path: string | null;
+  }[];
+  // A file must match its row; a thumbnail (no hash in its row) what was read of it.
+  const objects: { key: string; expected?: ExpectedBytes }[] = rows.flatMap((row) => [
+    { key: `files/${row.id}`, expected: { size: row.size, sha256: row.sha256 } },
+    ...(row.thumbnail_path ? [{ key: row.thumbnail_path }] : []),
+  ]);
+  let copied = 0;
+  let missing = 0;
+  for (const object of objects) {
+    const source = await copy.from.get(object.key);
+    if (!source) {
+      missing += 1;
+      continue;
+    }
+    // The directory store moves what it is given; the source file stays where it is.
+    const staged = path.join(copy.workDir, 'object');
+    await fsp.rm(staged, { force: true });
+    const received = await writeHashed(source.stream, staged);
+    const { expected } = object;
+    if (expected && (received.size !== expected.size || received.sha256 !== expected.sha256)) {
+      throw new MigrationError(
+        `The attachment file ${object.key} in DATA_DIR does not match the size and SHA-256 its row holds; restore it from a backup or delete the attachment, then run again`,
+      );
+    }
+    await copy.to.put(object.key, staged, expected ?? received);
+    const stored = await copy.to.get(object.key);
+    if (!stored || (await sha256Of(stored.stream)) !== received.sha256) {
+      throw new MigrationError(`The attachment object ${object.key} reads back differently after the copy`);
+    }
+    copied += 1;
+  }
+  return { copied, missing };
+}
+
 /**
  * Copies every row of the SQLite database into the empty PostgreSQL one inside one PostgreSQL
  * transaction, rebuilds the search index, and compares each table's count and digest on both
  * sides before committing: a failure anywhere leaves PostgreSQL as empty as it was, so the
  * command can simply be run again. The SQLite side is read in one read transaction, a
- * consistent snapshot even while a server writes to it.
+ * consistent snapshot even while a server writes to it. The attachment bytes of that snapshot
+ * are copied and verified first, outside the PostgreSQL transaction (they may be in another
+ * store); a failed run leaves them without rows, and the next run replaces them.
  */
-export async function copyToPostgres(sqlite: SQLite.Database, db: Db): Promise<Map<string, TableDigest>> {
+export async function copyToPostgres(
+  sqlite: SQLite.Database,
+  db: Db,
+  attachments: AttachmentCopy,
+): Promise<{ digests: Map<string, TableDigest>; attachments: CopiedAttachments }> {
   const users = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -118,7 +199,9 @@ export async function copyToPostgres(sqlite: SQLite.Database, db: Db): Promise<M
   }
   sqlite.prepare('BEGIN').run();
   try {
-    return await db.transaction().execute(async (trx) => {
+    // A read transaction's snapshot begins at its first read.
+    const copiedAttachments = await copyAttachments(sqlite, attachments);
+    const digests = await db.transaction().execute(async (trx) => {
       const digests = new Map<string, TableDigest>();
       for (const [table, order] of TABLES) {
         const copied: Record<string, unknown>[][] = [];
@@ -159,21 +242,15 @@ export async function copyToPostgres(sqlite: SQLite.Database, db: Db): Promise<M
       }
       return digests;
     });
+    return { digests, attachments: copiedAttachments };
   } catch (error) {
     if (error instanceof MigrationError) throw error;
-    throw new MigrationError(`The copy failed and PostgreSQL was left empty: ${(error as Error).message}`);
+    throw new MigrationError(
+      `The copy failed and PostgreSQL was left empty (attachment bytes it got are replaced by the next run): ${(error as Error).message}`,
+    );
   } finally {
     sqlite.prepare('ROLLBACK').run();
   }
-}
-
-/** Attachment files the rows name that are not in DATA_DIR/attachments (already missing before). */
-function missingFiles(sqlite: SQLite.Database, dataDir: string): number {
-  const rows = sqlite.prepare('SELECT id, thumbnail_path FROM attachments').all() as {
-    id: string;
-    thumbnail_path: string | null;
-  }[];
-  return rows.flatMap(keysOf).filter((key) => !fs.existsSync(path.join(dataDir, 'attachments', key))).length;
 }
 
 /** `migrate-to-postgres`: DATA_DIR's SQLite database into the empty PostgreSQL of DATABASE_URL. */
@@ -190,20 +267,28 @@ export const migrateToPostgresCommand: Command = {
     }
     // SQLite first: it is brought up to the latest migration, then PostgreSQL is this process's engine.
     const source = await openDatabase(config.dataDir);
+    const workDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'notes-migrate-'));
     try {
       const target = await openPostgres(config.databaseUrl);
       try {
-        const digests = await copyToPostgres(source.sqlite, target.db);
+        const to = attachmentStorageFor(config, target.db);
+        const { digests, attachments } = await copyToPostgres(source.sqlite, target.db, {
+          from: new DirectoryStorage(path.join(config.dataDir, 'attachments')),
+          to,
+          workDir,
+        });
         for (const [table, digest] of digests) print(`${table}: ${digest.rows} rows, same digest on both`);
-        const missing = missingFiles(source.sqlite, config.dataDir);
+        const where = to instanceof DirectoryStorage ? to.root : 'the database';
         print(
-          `Done. Attachment files stay in ${path.join(config.dataDir, 'attachments')}` +
-            (missing > 0 ? ` (${missing} were already missing there)` : ''),
+          `attachment files: ${attachments.copied} copied into ${where}, same SHA-256 on both` +
+            (attachments.missing > 0 ? ` (${attachments.missing} were already missing in DATA_DIR)` : ''),
         );
+        print('Done. DATA_DIR is left as it was; keep it until the new setup has served a while');
       } finally {
         await target.close();
       }
     } finally {
+      await fsp.rm(workDir, { recursive: true, force: true });
       await source.close();
     }
   },

@@ -79,6 +79,25 @@ export interface AttachmentsTable {
   thumbnail_size: Generated<number>;
 }
 
+/**
+ * An attachment object stored in PostgreSQL (migration 0010, PostgreSQL only): its bytes are the
+ * rows of attachment_chunks, readable once `complete` (docs/decisions/0021-attachment-storage.md).
+ */
+export interface AttachmentObjectsTable {
+  key: string;
+  size: number;
+  complete: boolean;
+  /** Wall-clock ms when the write began: the start-up sweep leaves younger objects alone. */
+  stored_at: number;
+}
+
+export interface AttachmentChunksTable {
+  key: string;
+  /** 0, 1, 2... in byte order. */
+  seq: number;
+  data: Buffer;
+}
+
 /** Bytes each user's notes and attachments take, kept by triggers (migration 0008). */
 export interface StorageUsageTable {
   user_id: number;
@@ -160,4 +179,6 @@ export interface Database {
   notes_search: NotesSearchTable;
   sync_clock: SyncClockTable;
   rate_limits: RateLimitsTable;
+  attachment_objects: AttachmentObjectsTable;
+  attachment_chunks: AttachmentChunksTable;
 }

@@ -68,8 +68,16 @@ export const fetchAs = (client: TestClient, url: string) =>
 export const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** The sha256 of an attachment's download, or its status when it is not 200. */
-export async function downloadSha(client: TestClient, noteId: string, attachmentId: string): Promise<string> {
-  const response = await fetchAs(client, `/api/notes/${noteId}/attachments?attachmentId=${attachmentId}`);
+export async function downloadSha(
+  client: TestClient,
+  noteId: string,
+  attachmentId: string,
+  { thumbnail = false } = {},
+): Promise<string> {
+  const response = await fetchAs(
+    client,
+    `/api/notes/${noteId}/attachments?attachmentId=${attachmentId}${thumbnail ? '&thumb=1' : ''}`,
+  );
   return response.status === 200
     ? sha256(Buffer.from(await response.arrayBuffer()))
     : `status ${response.status}`;

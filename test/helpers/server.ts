@@ -213,14 +213,22 @@ type ServerProcess = Awaited<ReturnType<typeof spawnServer>>;
 
 /**
  * `count` server processes on one fresh PostgreSQL database (TEST_DATABASE_URL) for `work`,
- * stopped and the database dropped afterwards, whatever happens.
+ * stopped and the database dropped afterwards, whatever happens. They share one DATA_DIR, or
+ * with `separateDataDirs` each has its own (machines with no shared disk).
  */
-export async function withServerProcesses<T>(count: number, work: (servers: ServerProcess[]) => Promise<T>) {
+export async function withServerProcesses<T>(
+  count: number,
+  work: (servers: ServerProcess[]) => Promise<T>,
+  { separateDataDirs = false } = {},
+) {
   const dataDir = tempDataDir();
-  const env = { DATA_DIR: dataDir, DATABASE_URL: await databaseUrlFor(dataDir) };
+  const dataDirs = Array.from({ length: count }, (_, i) =>
+    separateDataDirs && i > 0 ? tempDataDir() : dataDir,
+  );
+  const databaseUrl = await databaseUrlFor(dataDir);
   const servers: ServerProcess[] = [];
   try {
-    for (let i = 0; i < count; i++) servers.push(await spawnServer(env));
+    for (const dir of dataDirs) servers.push(await spawnServer({ DATA_DIR: dir, DATABASE_URL: databaseUrl }));
     return await work(servers);
   } finally {
     for (const server of servers) {
@@ -229,6 +237,6 @@ export async function withServerProcesses<T>(count: number, work: (servers: Serv
       await exited;
     }
     await dropDatabaseOf(dataDir);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of new Set(dataDirs)) fs.rmSync(dir, { recursive: true, force: true });
   }
 }

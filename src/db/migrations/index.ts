@@ -8,6 +8,7 @@ import * as apiKeys from './0006_api_keys.js';
 import * as searchPrefixIndex from './0007_search_prefix_index.js';
 import * as storageUsage from './0008_storage_usage.js';
 import * as noteRevisions from './0009_note_revisions.js';
+import * as attachmentObjects from './0010_attachment_objects.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '0007_search_prefix_index': searchPrefixIndex,
   '0008_storage_usage': storageUsage,
   '0009_note_revisions': noteRevisions,
+  '0010_attachment_objects': attachmentObjects,
 };
 
 /**
@@ -34,6 +36,9 @@ export function migrationsFor(engine: Engine): Record<string, Migration> {
   if (engine === 'sqlite') return migrations;
   const alreadyInSchema: Migration = { up: async () => {} };
   return Object.fromEntries(
-    Object.keys(migrations).map((name, index) => [name, index === 0 ? postgresSchema : alreadyInSchema]),
+    Object.entries(migrations).map(([name, migration], index) => [
+      name,
+      index === 0 ? postgresSchema : name < '0010' ? alreadyInSchema : migration,
+    ]),
   );
 }

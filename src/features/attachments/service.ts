@@ -56,6 +56,12 @@ export interface AttachmentsDeps {
   log: Logger;
 }
 
+/**
+ * An object without a row is an orphan only once it is this old: between an upload's put and its
+ * commit there are seconds, and another server process sharing the store may be in that window.
+ */
+export const SWEEP_GRACE_MS = 60 * 60 * 1000;
+
 const fileKey = (attachmentId: string) => `files/${attachmentId}`;
 const thumbnailKey = (attachmentId: string) => `thumbnails/${attachmentId}.webp`; // D-ATT-2
 
@@ -65,7 +71,7 @@ async function thumbnailFor(
   generated: Buffer,
   workDir: string,
   maxPixels: number,
-): Promise<{ path: string; size: number }> {
+): Promise<{ path: string; size: number; sha256?: string }> {
   if (sent) {
     await checkClientThumbnail(sent.path, sent.size, maxPixels);
     return sent;
@@ -150,8 +156,8 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
         const id = randomUUID();
         const keys = [fileKey(id), thumbnailKey(id)];
         try {
-          await storage.put(fileKey(id), file.path);
-          await storage.put(thumbnailKey(id), thumbnailFile.path);
+          await storage.put(fileKey(id), file.path, file);
+          await storage.put(thumbnailKey(id), thumbnailFile.path, thumbnailFile);
           const row = await db.transaction().execute(async (trx) => {
             // Again inside the transaction: the note may have gone while the body arrived.
             const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
@@ -210,8 +216,9 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
     },
 
     /**
-     * Start-up sweep (D-ATT-3), run before the server accepts requests, so no upload is in
-     * flight. Stored files without a row (a crash between the move and the commit, or a failed
+     * Start-up sweep (D-ATT-3), run before this server accepts requests. Other processes may
+     * share the store and have uploads in flight, so only objects older than SWEEP_GRACE_MS
+     * count as orphans. Stored files without a row (a crash between the move and the commit, or a failed
      * delete) are deleted, as are leftover uploads. Rows whose files are missing are kept and
      * logged: a missing file more likely means an unmounted volume or a partial restore than
      * a real deletion, and deleting the rows would make that loss permanent.
@@ -220,8 +227,9 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
       await fs.rm(deps.uploadDir, { recursive: true, force: true });
       const expected = new Set((await store.allAttachmentKeys(db)).flatMap(keysOf));
       const orphans: string[] = [];
-      for await (const key of storage.list()) {
-        if (!expected.delete(key)) orphans.push(key);
+      const settled = Date.now() - SWEEP_GRACE_MS;
+      for await (const { key, storedAt } of storage.list()) {
+        if (!expected.delete(key) && storedAt < settled) orphans.push(key);
       }
       await storage.delete(orphans);
       const missingFiles = [...expected];

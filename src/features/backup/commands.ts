@@ -10,11 +10,19 @@ function describe(manifest: BackupManifest): string {
   return `${counts.users ?? 0} users, ${counts.notes ?? 0} notes, ${counts.attachments ?? 0} attachments (${manifest.files.length} files)`;
 }
 
-/** Backups are of SQLite's DATA_DIR; PostgreSQL has its own tools (docs/deploy.md). */
+/**
+ * Backups are of a whole SQLite DATA_DIR, attachments inside; PostgreSQL and a separate
+ * ATTACHMENTS_DIR have their own tools (docs/deploy.md).
+ */
 function refusePostgres(config: Config): void {
   if (config.databaseUrl !== null) {
     throw new BackupError(
-      'With DATABASE_URL, back up PostgreSQL with pg_dump and DATA_DIR/attachments with any file copy (docs/deploy.md)',
+      'With DATABASE_URL, back up PostgreSQL with pg_dump (attachments included unless ATTACHMENTS_DIR is set; copy that directory too) (docs/deploy.md)',
+    );
+  }
+  if (config.attachmentsDir !== null) {
+    throw new BackupError(
+      'With ATTACHMENTS_DIR, attachments are outside DATA_DIR: stop the server and copy DATA_DIR and ATTACHMENTS_DIR (docs/deploy.md)',
     );
   }
 }
