@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
@@ -209,18 +210,32 @@ export async function spawnServer(
   return { url, child, output: () => output };
 }
 
-type ServerProcess = Awaited<ReturnType<typeof spawnServer>>;
+export type ServerProcess = Awaited<ReturnType<typeof spawnServer>>;
 
 /**
- * `count` server processes on one fresh PostgreSQL database (TEST_DATABASE_URL) for `work`,
- * stopped and the database dropped afterwards, whatever happens.
+ * Environment for spawnServer whose process's Date.now() runs `ms` ahead (negative: behind), as
+ * on a machine with a skewed clock (test/helpers/skewedClock.mjs).
  */
-export async function withServerProcesses<T>(count: number, work: (servers: ServerProcess[]) => Promise<T>) {
+export function skewedClockEnv(ms: number): Record<string, string> {
+  const preload = pathToFileURL(path.resolve('test/helpers/skewedClock.mjs')).href;
+  return { NODE_OPTIONS: `--import=${preload}`, CLOCK_SKEW_MS: String(ms) };
+}
+
+/**
+ * `count` server processes on one fresh PostgreSQL database (TEST_DATABASE_URL) and one shared
+ * DATA_DIR, process `i` with `envOf(i)` added, for `work`, stopped and the database dropped
+ * afterwards, whatever happens.
+ */
+export async function withServerProcesses<T>(
+  count: number,
+  work: (servers: ServerProcess[]) => Promise<T>,
+  envOf: (i: number) => Record<string, string> = () => ({}),
+) {
   const dataDir = tempDataDir();
   const env = { DATA_DIR: dataDir, DATABASE_URL: await databaseUrlFor(dataDir) };
   const servers: ServerProcess[] = [];
   try {
-    for (let i = 0; i < count; i++) servers.push(await spawnServer(env));
+    for (let i = 0; i < count; i++) servers.push(await spawnServer({ ...env, ...envOf(i) }));
     return await work(servers);
   } finally {
     for (const server of servers) {
