@@ -4,11 +4,11 @@ import { Redis } from 'ioredis';
 import { REDIS_KEY_PREFIX } from '../src/db/rateLimitStore.js';
 import { LOGIN_RATE_LIMIT } from '../src/features/auth/routes.js';
 import { SHARED_ATTACHMENT_RATE_LIMIT, SHARED_NOTE_RATE_LIMIT } from '../src/features/sharing/routes.js';
-import { setupOwner } from './helpers/client.js';
+import { setupOwner, TestClient } from './helpers/client.js';
 import { onPostgres } from './helpers/postgres.js';
 import { assertLimitsHold } from './helpers/rateLimits.js';
 import { testRedisUrl } from './helpers/redis.js';
-import { withServerProcesses } from './helpers/server.js';
+import { startServer, withServerProcesses } from './helpers/server.js';
 
 /**
  * The rate limits count the requests of every process (src/db/rateLimitStore.ts): in PostgreSQL,
@@ -43,6 +43,23 @@ describe('rate limits across 3 processes', { skip: !onPostgres && 'needs TEST_DA
       ]);
     } finally {
       redis.disconnect();
+    }
+  });
+});
+
+describe('rate limits in a Redis that cannot be reached', () => {
+  it('refuse sign-ins rather than let them through unlimited', async () => {
+    // Port 1: nothing listens there.
+    const server = await startServer({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const attacker = new TestClient(server.url);
+      for (let n = 0; n <= LOGIN_RATE_LIMIT; n++) {
+        const answer = await attacker.post('/api/auth/login', { password: 'guess' });
+        assert.equal(answer.status, 500, `attempt ${n + 1}`);
+        assert.equal(answer.body.code, 'internal_error');
+      }
+    } finally {
+      await server.close();
     }
   });
 });
