@@ -19,6 +19,7 @@ import {
 } from '../src/features/notes/store.js';
 import { tagsByNote } from '../src/features/tags/store.js';
 import { createUserClient, type TestClient } from './helpers/client.js';
+import { sqliteOnly } from './helpers/postgres.js';
 import { useOwner, useServer } from './helpers/server.js';
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -33,7 +34,7 @@ async function attach(client: TestClient, noteId: string, name: string, color: s
   assert.equal(response.status, 201, response.text);
 }
 
-describe('SQLite fast paths', () => {
+describe('SQLite fast paths', sqliteOnly, () => {
   const server = useServer();
   const owner = useOwner(server);
 
