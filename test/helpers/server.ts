@@ -205,6 +205,10 @@ export async function spawnServer(
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) resolve(match[1]!);
     });
+    // A crash before listening prints to stderr: keep it for the error.
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
     child.on('exit', () => reject(new Error(`exited early: ${output}`)));
   });
   return { url, child, output: () => output };
