@@ -22,7 +22,7 @@ export interface RunInfo {
   notes: string[];
 }
 
-const number = (value: number, digits = 0) =>
+export const number = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function size(bytes: number): string {
@@ -91,11 +91,12 @@ export function resultsSection(info: RunInfo, scenarios: ScenarioRow[], processe
   ].join('\n');
 }
 
-const START = '<!-- results:start -->';
-const END = '<!-- results:end -->';
-
-/** Replaces the generated part of docs/benchmarks.md, keeping the hand-written findings around it. */
-export function writeResults(file: string, section: string): void {
+/**
+ * Replaces a generated part of docs/benchmarks.md (between `<!-- {part}:start -->` and
+ * `<!-- {part}:end -->`), keeping the hand-written findings around it.
+ */
+export function writeResults(file: string, section: string, part = 'results'): void {
+  const [START, END] = [`<!-- ${part}:start -->`, `<!-- ${part}:end -->`];
   const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : `# Benchmarks\n\n${START}\n${END}\n`;
   const start = existing.indexOf(START);
   const end = existing.indexOf(END);

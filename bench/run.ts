@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AbuseRow, abuseTable, runAbuse } from './abuse.js';
+import { apiClient, login } from './client.js';
 import { type LoadOptions, measure } from './load.js';
 import { type PeerReport, peerTable, runPeerComparison } from './peerCompare.js';
 import { type ServerProcess, startProcess } from './processes.js';
@@ -22,6 +23,7 @@ import {
   scenarioTable,
   writeResults,
 } from './report.js';
+import { runScaleOut } from './scaleOut.js';
 import {
   type CorpusName,
   type LoadRequest,
@@ -70,17 +72,6 @@ function startServer(corpus: CorpusName): Promise<ServerProcess> {
   );
 }
 
-async function login(url: string): Promise<string> {
-  const response = await fetch(`${url}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ password: BENCH_PASSWORD }),
-  });
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('session='));
-  if (!response.ok || !cookie) throw new Error(`login failed: ${response.status} ${await response.text()}`);
-  return cookie.split(';')[0]!;
-}
-
 /** The bytes the real server answers for a GET, saved for the ceiling server to replay. */
 async function capture(url: string, requestPath: string, cookie: string): Promise<string> {
   const response = await fetch(`${url}${requestPath}`, { headers: { cookie } });
@@ -105,19 +96,6 @@ interface CorpusRun {
   peakRssMb: number;
   /** Path → saved body, for the ceiling. */
   ceilingBodies: Record<string, string>;
-}
-
-function apiClient(url: string, cookie: string): ScenarioContext['api'] {
-  return async <T>(method: string, requestPath: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}${requestPath}`, {
-      method,
-      headers: body === undefined ? { cookie } : { cookie, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok)
-      throw new Error(`${method} ${requestPath}: ${response.status} ${await response.text()}`);
-    return (response.headers.get('content-type')?.includes('json') ? response.json() : response.text()) as T;
-  };
 }
 
 async function runCorpus(corpus: CorpusName, seeded: SeedResult, scenarios: Scenario[]): Promise<CorpusRun> {
@@ -188,6 +166,35 @@ const CORPORA: Record<CorpusName, { count: number; mode: 'service' | 'batched'; 
   };
 const PEAK_RSS_TARGET_MB = 200;
 
+/**
+ * SQLite next to PostgreSQL with 1, 2 and 3 server processes (scaleOut.ts), when
+ * BENCH_DATABASE_URL names a PostgreSQL role that may create databases; a full run writes its
+ * table to docs/benchmarks.md, also with `--only scale`.
+ */
+async function scaleOutRun() {
+  const adminUrl = process.env.BENCH_DATABASE_URL;
+  if (args.only && !'scale'.includes(args.only) && !SCENARIOS.some((s) => s.name.includes(args.only!)))
+    return;
+  if (!adminUrl) {
+    log('scale-out: skipped (set BENCH_DATABASE_URL to a PostgreSQL role that may create databases)');
+    return;
+  }
+  const report = await runScaleOut({
+    adminUrl,
+    notes: sizes.notes,
+    seed: SEED,
+    seconds: sizes.seconds,
+    warmupSeconds: sizes.warmupSeconds,
+    mainJs: path.join(root, 'dist', 'main.js'),
+    workDir,
+    only: args.only === 'scale' ? undefined : args.only,
+    log,
+  });
+  if (!args.quick && (!args.only || args.only === 'scale'))
+    writeResults(path.join(root, 'docs', 'benchmarks.md'), report.table, 'scale-out');
+  return report;
+}
+
 async function main(): Promise<number> {
   const date = new Date();
   const loadAtStart = os.loadavg();
@@ -249,6 +256,8 @@ async function main(): Promise<number> {
       : undefined;
   const webSection = web ? `\n\n${webTable(web)}` : '';
   const serverSection = rows.length > 0 ? `${scenarioTable(rows)}\n\n${processTable(processes)}` : '';
+  const scaleOut = await scaleOutRun();
+  if (scaleOut) console.log(`\n${scaleOut.table}\n`);
   console.log(`${serverSection}${peerSection}${abuseSection}${webSection}`.trim());
 
   if (!args.quick && !args.only) {
@@ -273,12 +282,18 @@ async function main(): Promise<number> {
     const failures = [...row.result.failures, ...(row.ceiling?.failures.map((f) => `ceiling: ${f}`) ?? [])];
     log(`FAILED: ${row.scenario.name}: ${failures.join(', ')}`);
   }
+  for (const failure of scaleOut?.failures ?? []) log(`FAILED: scale-out: ${failure}`);
   const peerFailures = peer?.rows.flatMap((row) => row.failures.map((f) => `${row.name}: ${f}`)) ?? [];
   for (const failure of peerFailures) log(`FAILED: peer: ${failure}`);
   for (const row of abuse) {
     for (const failure of row.failures) log(`FAILED: ${row.name}: ${failure}`);
   }
-  return failed.length > 0 || peerFailures.length > 0 || abuse.some((row) => row.failures.length > 0) ? 1 : 0;
+  return failed.length > 0 ||
+    peerFailures.length > 0 ||
+    abuse.some((row) => row.failures.length > 0) ||
+    (scaleOut?.failures.length ?? 0) > 0
+    ? 1
+    : 0;
 }
 
 try {

@@ -22,6 +22,8 @@ export interface SeedOptions {
    * 'batched': insertNote, the function create and sync push use, many notes per transaction.
    */
   mode: 'service' | 'batched';
+  /** PostgreSQL to seed instead of DATA_DIR's SQLite (attachment files still go to DATA_DIR). */
+  databaseUrl?: string;
 }
 
 export interface SeedResult {
@@ -62,7 +64,8 @@ async function imageFor(noteId: string): Promise<Buffer> {
  */
 export async function seedDataDir(dataDir: string, options: SeedOptions): Promise<SeedResult> {
   const started = performance.now();
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const engine = options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {};
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...engine });
   const { database, quota } = await openDataDir(config);
   const { db } = database;
   const clock = new MonotonicClock();

@@ -12,7 +12,7 @@ import type { Config } from './config.js';
 import { type DatabaseOptions, type Db, type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
 import { openPostgres } from './db/postgres.js';
-import { deleteExpiredRateLimits, postgresRateLimitStore } from './db/rateLimitStore.js';
+import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
 import { errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
@@ -135,6 +135,11 @@ declare module 'fastify' {
     db: Db;
     services: Services;
     appConfig: Config;
+    /**
+     * The hourly maintenance, now: what it purged, or null when another process runs it
+     * (decision 0022).
+     */
+    runMaintenance(): Promise<{ purged: number } | null>;
   }
 }
 
@@ -268,8 +273,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    // Several processes may share PostgreSQL: their limits count together (issue 15).
-    ...(database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {}),
+    ...(await sharedRateLimitStore(app, config, database)),
     errorResponseBuilder: (_request, context) => errors.rateLimited(Math.ceil(context.ttl / 1000)),
   });
   await app.register(swagger, {
@@ -330,23 +334,49 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(transferRoutes);
   await registerWebApp(app, webBundle);
 
-  startMaintenance(app);
+  startMaintenance(app, database);
   return app;
 }
 
 /**
- * Trash retention, tombstone and session (web and MCP) clean-up: at start-up, then hourly
- * (D-NOTE-4, D-SYNC-3).
+ * Where the rate limits count, so that several processes count together (issue 15): in Redis
+ * with REDIS_URL, else in PostgreSQL's table with DATABASE_URL, else in this process's memory
+ * (SQLite: one process).
  */
-function startMaintenance(app: FastifyInstance): void {
+async function sharedRateLimitStore(app: FastifyInstance, config: Config, database: OpenDatabase) {
+  if (config.redisUrl !== null) {
+    // Loaded only when configured, like the MCP SDK (decision 0017).
+    const { Redis } = await import('ioredis');
+    // A request waits for at most one reconnection attempt: a Redis that is down refuses
+    // rate-limited requests (500) instead of holding them.
+    const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
+    redis.on('error', (err) => app.log.error({ err }, 'Redis (rate limits) unreachable'));
+    app.addHook('onClose', async () => {
+      await redis.quit();
+    });
+    return { store: redisRateLimitStore(redis) };
+  }
+  return database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {};
+}
+
+/**
+ * Trash retention, tombstone and session (web and MCP) clean-up: at start-up, then hourly
+ * (D-NOTE-4, D-SYNC-3), by one process of those sharing a PostgreSQL database (decision 0022).
+ */
+function startMaintenance(app: FastifyInstance, database: OpenDatabase): void {
+  app.decorate('runMaintenance', async () => {
+    if (!(await database.leadsMaintenance())) return null;
+    const purged = await app.services.notes.purgeExpiredTrash();
+    await app.services.sync.purgeExpiredTombstones();
+    await app.services.auth.deleteExpiredSessions();
+    await app.services.mcpSessions.deleteIdleSessions();
+    if (engine() === 'postgres') await deleteExpiredRateLimits(app.db);
+    if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');
+    return { purged };
+  });
   const run = async () => {
     try {
-      const purged = await app.services.notes.purgeExpiredTrash();
-      await app.services.sync.purgeExpiredTombstones();
-      await app.services.auth.deleteExpiredSessions();
-      await app.services.mcpSessions.deleteIdleSessions();
-      if (engine() === 'postgres') await deleteExpiredRateLimits(app.db, Date.now());
-      if (purged > 0) app.log.info({ purged }, 'deleted notes past the trash retention period');
+      await app.runMaintenance();
     } catch (err) {
       app.log.error({ err }, 'maintenance failed');
     }

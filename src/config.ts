@@ -12,6 +12,8 @@ export interface Config {
    * SQLite, the database itself on PostgreSQL (docs/decisions/0021-attachment-storage.md).
    */
   attachmentsDir: string | null;
+  /** Redis connection URL for the rate limits' counters; null: PostgreSQL's table, or memory on SQLite. */
+  redisUrl: string | null;
   /** Origin (scheme://host[:port]) used for share URLs and the cross-origin guard; null = the request's. */
   publicUrl: string | null;
   /**
@@ -92,6 +94,14 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
     fallback: null,
     fallbackText: '`DATA_DIR/attachments` on SQLite, the database on PostgreSQL',
     parse: (raw, name) => path.resolve(nonEmpty(name, raw)),
+  },
+  redisUrl: {
+    name: 'REDIS_URL',
+    description:
+      '`redis://[:password@]host:6379[/db]` (or `rediss://`): the rate limits (login, public shares) count in Redis instead of PostgreSQL, shared by every process (docs/deploy.md)',
+    fallback: null,
+    fallbackText: 'PostgreSQL with `DATABASE_URL`, else memory',
+    parse: (raw, name) => parseSecretUrl(raw, name, ['redis:', 'rediss:'], 'redis://:password@host:6379'),
   },
   publicUrl: {
     name: 'PUBLIC_URL',
@@ -219,15 +229,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 function parseDatabaseUrl(raw: string, name: string): string {
+  return parseSecretUrl(raw, name, ['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/notes');
+}
+
+/** A URL with one of `schemes`; it may hold a password, so a refusal never repeats it. */
+function parseSecretUrl(raw: string, name: string, schemes: string[], example: string): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    // The value may hold a password: never repeat it.
-    throw new ConfigError(`${name} must be a URL like postgres://user:password@host:5432/notes`);
+    throw new ConfigError(`${name} must be a URL like ${example}`);
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ConfigError(`${name} must start with postgres:// or postgresql://, got "${url.protocol}"`);
+  if (!schemes.includes(url.protocol)) {
+    const allowed = schemes.map((scheme) => `${scheme}//`).join(' or ');
+    throw new ConfigError(`${name} must start with ${allowed}, got "${url.protocol}"`);
   }
   return raw;
 }

@@ -39,7 +39,8 @@ await build({
   sourcesContent: false,
   // Native addons, and packages that read their own files from disk, load from node_modules.
   // So does @fastify/cookie: it import()s the CommonJS `cookie`, which a split bundle would
-  // turn into a chunk with only a default export (no stringifySetCookie: every login a 500).
+  // turn into a chunk with only a default export (no stringifySetCookie: every login a 500);
+  // ioredis likewise (import()ed when REDIS_URL is set: no named Redis export).
   // The OpenAPI test's tools (the TypeScript compiler reads __filename) stay out of it too.
   external: [
     'better-sqlite3',
@@ -47,6 +48,7 @@ await build({
     '@fastify/swagger-ui',
     'playwright-core',
     '@fastify/cookie',
+    'ioredis',
     'typescript',
     'openapi-typescript',
     '@redocly/openapi-core',

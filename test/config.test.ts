@@ -14,6 +14,7 @@ describe('configuration (D-OPS-1)', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.dataDir, path.resolve('data'));
     assert.equal(config.databaseUrl, null);
+    assert.equal(config.redisUrl, null);
     assert.equal(config.publicUrl, null);
     assert.deepEqual(config.allowedHosts, []);
     assert.equal(config.trustProxy, false);
@@ -33,6 +34,7 @@ describe('configuration (D-OPS-1)', () => {
       DATA_DIR: '/srv/notes',
       DATABASE_URL: 'postgres://notes:secret@db.internal:5432/notes',
       ATTACHMENTS_DIR: '/mnt/shared/../notes-attachments',
+      REDIS_URL: 'redis://:secret@cache.internal:6379/2',
       PUBLIC_URL: 'https://notes.example.com/ignored/path',
       ALLOWED_HOSTS: ' Notes.LAN:8080, ,192.168.1.20,[::1]:3000 ',
       TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
@@ -49,6 +51,7 @@ describe('configuration (D-OPS-1)', () => {
       dataDir: '/srv/notes',
       databaseUrl: 'postgres://notes:secret@db.internal:5432/notes',
       attachmentsDir: '/mnt/notes-attachments',
+      redisUrl: 'redis://:secret@cache.internal:6379/2',
       publicUrl: 'https://notes.example.com',
       allowedHosts: ['notes.lan:8080', '192.168.1.20', '[::1]:3000'],
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
@@ -93,6 +96,8 @@ describe('configuration (D-OPS-1)', () => {
       { STORAGE_QUOTA_MB: '1GB' },
       { DATABASE_URL: 'mysql://notes@db/notes' },
       { DATABASE_URL: 'notes@db/notes' },
+      { REDIS_URL: 'postgres://db/notes' },
+      { REDIS_URL: 'cache:6379' },
     ];
     for (const env of bad) {
       const [name] = Object.keys(env);
@@ -100,14 +105,17 @@ describe('configuration (D-OPS-1)', () => {
     }
   });
 
-  it('never repeats DATABASE_URL, which may hold a password', () => {
-    assert.throws(
-      () => loadConfig({ DATABASE_URL: 'secret-password@db' }),
-      (error: Error) => {
-        assert.doesNotMatch(error.message, /secret-password/);
-        return true;
-      },
-    );
+  it('never repeats DATABASE_URL or REDIS_URL, which may hold a password', () => {
+    for (const name of ['DATABASE_URL', 'REDIS_URL']) {
+      assert.throws(
+        () => loadConfig({ [name]: 'secret-password@db' }),
+        (error: Error) => {
+          assert.match(error.message, new RegExp(name));
+          assert.doesNotMatch(error.message, /secret-password/);
+          return true;
+        },
+      );
+    }
   });
 
   it('--help prints every variable and exits 0', () => {

@@ -1,36 +1,65 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { REDIS_KEY_PREFIX } from '../src/db/rateLimitStore.js';
 import { LOGIN_RATE_LIMIT } from '../src/features/auth/routes.js';
-import { SHARED_NOTE_RATE_LIMIT } from '../src/features/sharing/routes.js';
+import { SHARED_ATTACHMENT_RATE_LIMIT, SHARED_NOTE_RATE_LIMIT } from '../src/features/sharing/routes.js';
 import { setupOwner, TestClient } from './helpers/client.js';
 import { onPostgres } from './helpers/postgres.js';
-import { withServerProcesses } from './helpers/server.js';
+import { assertLimitsHold } from './helpers/rateLimits.js';
+import { testRedisUrl } from './helpers/redis.js';
+import { startServer, withServerProcesses } from './helpers/server.js';
 
 /**
- * Rate limits count the requests of every process sharing PostgreSQL (src/db/rateLimitStore.ts):
- * requests spread round-robin over 3 processes are refused at the same count as on one.
+ * The rate limits count the requests of every process (src/db/rateLimitStore.ts): in PostgreSQL,
+ * or in Redis with REDIS_URL. test/helpers/rateLimits.ts says what must hold.
  */
 describe('rate limits across 3 processes', { skip: !onPostgres && 'needs TEST_DATABASE_URL' }, () => {
-  it('refuses the 61st public share request and the 11th login in a minute, whichever process gets it', async () => {
-    await withServerProcesses(3, async (servers) => {
-      const visitor = (n: number) => new TestClient(servers[n % servers.length]!.url);
-      const owner = await setupOwner(servers[0]!.url);
-      const note = (await owner.post('/api/notes', { title: 'public' })).body;
-      const { token } = (await owner.post(`/api/notes/${note.id}/share`)).body;
-      for (let n = 0; n < SHARED_NOTE_RATE_LIMIT; n++) {
-        assert.equal((await visitor(n).get(`/api/shared/${token}`)).status, 200, `request ${n + 1}`);
-      }
-      const refused = await visitor(SHARED_NOTE_RATE_LIMIT).get(`/api/shared/${token}`);
-      assert.equal(refused.status, 429);
-      assert.equal(refused.body.code, 'rate_limited');
+  it('count in PostgreSQL by default', async () => {
+    await withServerProcesses(3, async (servers) =>
+      assertLimitsHold(servers, await setupOwner(servers[0]!.url)),
+    );
+  });
 
-      for (let n = 0; n < LOGIN_RATE_LIMIT; n++) {
-        assert.equal((await visitor(n).post('/api/auth/login', { password: 'wrong password' })).status, 401);
-      }
-      assert.equal(
-        (await visitor(LOGIN_RATE_LIMIT).post('/api/auth/login', { password: 'wrong password' })).status,
-        429,
+  it('count in Redis with REDIS_URL', { skip: !testRedisUrl && 'needs TEST_REDIS_URL' }, async () => {
+    const redis = new Redis(testRedisUrl!);
+    try {
+      const stale = await redis.keys(`${REDIS_KEY_PREFIX}*`);
+      if (stale.length > 0) await redis.del(...stale);
+      await withServerProcesses(
+        3,
+        async (servers) => assertLimitsHold(servers, await setupOwner(servers[0]!.url)),
+        { envOf: () => ({ REDIS_URL: testRedisUrl! }) },
       );
-    });
+      // The counts were kept in Redis, not in PostgreSQL: a key per limiter and client.
+      const keys = (await redis.keys(`${REDIS_KEY_PREFIX}*`)).map((key) =>
+        key.slice(REDIS_KEY_PREFIX.length),
+      );
+      assert.deepEqual(keys.sort(), [
+        `  ${SHARED_ATTACHMENT_RATE_LIMIT}/60000 127.0.0.1`,
+        `  ${SHARED_NOTE_RATE_LIMIT}/60000 127.0.0.1`,
+        `POST /api/auth/login ${LOGIN_RATE_LIMIT}/60000 127.0.0.1`,
+        'POST /api/auth/setup 10/60000 127.0.0.1',
+      ]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+describe('rate limits in a Redis that cannot be reached', () => {
+  it('refuse sign-ins rather than let them through unlimited', async () => {
+    // Port 1: nothing listens there.
+    const server = await startServer({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const attacker = new TestClient(server.url);
+      for (let n = 0; n <= LOGIN_RATE_LIMIT; n++) {
+        const answer = await attacker.post('/api/auth/login', { password: 'guess' });
+        assert.equal(answer.status, 500, `attempt ${n + 1}`);
+        assert.equal(answer.body.code, 'internal_error');
+      }
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -20,6 +20,11 @@ export interface OpenDatabase {
    * for seconds, and health must answer meanwhile (0006). Throws when the database is closed.
    */
   ping(): void | Promise<void>;
+  /**
+   * Whether this process runs the hourly maintenance: on SQLite always (one process); on
+   * PostgreSQL the one process holding the maintenance lock, until it stops (decision 0022).
+   */
+  leadsMaintenance(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -101,6 +106,7 @@ export async function openDatabase(
     ping() {
       sqlite.prepare('SELECT 1').get();
     },
+    leadsMaintenance: async () => true,
     async close() {
       await checkpointer.stop();
       await db.destroy();

@@ -24,6 +24,13 @@ import type { Database } from './schema.js';
  */
 export const WRITE_LOCK_KEY = 7_150_001;
 
+/**
+ * The session-level advisory lock the process that runs the hourly maintenance holds on a
+ * connection of its own for as long as it lives (decision 0022): the trash purge and the other
+ * clean-ups run once across processes, and another process takes over when it stops.
+ */
+export const MAINTENANCE_LOCK_KEY = 7_150_002;
+
 /** SQLSTATE raised by the storage_grew trigger function (migration 0001 on PostgreSQL). */
 const QUOTA_EXCEEDED_STATE = 'NQ001';
 
@@ -66,13 +73,48 @@ export async function openPostgres(url: string, options: DatabaseOptions = {}): 
   }
   // From now on sync_clock exists: every write transaction reads its floor.
   driverHooks.clockFloor = options.clockFloor;
+  const maintenanceLock = heldLock(url, MAINTENANCE_LOCK_KEY);
   return {
     db,
     engine: 'postgres',
     async ping() {
       await pool.query('SELECT 1');
     },
-    close: () => db.destroy(),
+    leadsMaintenance: () => maintenanceLock.tryHold(),
+    async close() {
+      await maintenanceLock.release();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * A session-level advisory lock held on a connection outside the pool: `tryHold` takes it if no
+ * other session holds it and keeps it until `release` (or until the connection breaks, when
+ * PostgreSQL frees it and the next `tryHold` tries again).
+ */
+function heldLock(url: string, key: number) {
+  let holder: pg.Client | undefined;
+  return {
+    async tryHold(): Promise<boolean> {
+      if (holder) return true;
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => {
+        if (holder === client) holder = undefined;
+      });
+      await client.connect();
+      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [
+        key,
+      ]);
+      if (rows[0]?.held) holder = client;
+      else await client.end();
+      return holder === client;
+    },
+    async release(): Promise<void> {
+      const client = holder;
+      holder = undefined;
+      await client?.end();
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
@@ -204,22 +205,39 @@ export async function spawnServer(
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) resolve(match[1]!);
     });
+    // A crash before listening prints to stderr: keep it for the error.
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
     child.on('exit', () => reject(new Error(`exited early: ${output}`)));
   });
   return { url, child, output: () => output };
 }
 
-type ServerProcess = Awaited<ReturnType<typeof spawnServer>>;
+export type ServerProcess = Awaited<ReturnType<typeof spawnServer>>;
+
+/**
+ * Environment for spawnServer whose process's Date.now() runs `ms` ahead (negative: behind), as
+ * on a machine with a skewed clock (test/helpers/skewedClock.mjs).
+ */
+export function skewedClockEnv(ms: number): Record<string, string> {
+  const preload = pathToFileURL(path.resolve('test/helpers/skewedClock.mjs')).href;
+  return { NODE_OPTIONS: `--import=${preload}`, CLOCK_SKEW_MS: String(ms) };
+}
 
 /**
  * `count` server processes on one fresh PostgreSQL database (TEST_DATABASE_URL) for `work`,
  * stopped and the database dropped afterwards, whatever happens. They share one DATA_DIR, or
- * with `separateDataDirs` each has its own (machines with no shared disk).
+ * with `separateDataDirs` each has its own (machines with no shared disk); process `i` gets
+ * `envOf(i)` added to its environment.
  */
 export async function withServerProcesses<T>(
   count: number,
   work: (servers: ServerProcess[]) => Promise<T>,
-  { separateDataDirs = false } = {},
+  {
+    separateDataDirs = false,
+    envOf = () => ({}),
+  }: { separateDataDirs?: boolean; envOf?: (i: number) => Record<string, string> } = {},
 ) {
   const dataDir = tempDataDir();
   const dataDirs = Array.from({ length: count }, (_, i) =>
@@ -228,7 +246,9 @@ export async function withServerProcesses<T>(
   const databaseUrl = await databaseUrlFor(dataDir);
   const servers: ServerProcess[] = [];
   try {
-    for (const dir of dataDirs) servers.push(await spawnServer({ DATA_DIR: dir, DATABASE_URL: databaseUrl }));
+    for (const [i, dir] of dataDirs.entries()) {
+      servers.push(await spawnServer({ DATA_DIR: dir, DATABASE_URL: databaseUrl, ...envOf(i) }));
+    }
     return await work(servers);
   } finally {
     for (const server of servers) {
