@@ -82,6 +82,10 @@ describe('people and sharing', { skip }, () => {
     await ownerPage.getByRole('textbox', { name: 'Title' }).fill('Plans');
     await ownerPage.getByRole('textbox', { name: 'Take a note…' }).fill('Dinner on Friday');
     await ownerPage.getByRole('button', { name: 'Close' }).click();
+    // On the server first: a note made on the device has no owner until it is pulled.
+    await eventually(async () =>
+      assert.equal(await ownerPage.getByRole('status').first().textContent(), 'All saved'),
+    );
     await card(ownerPage, 'Plans').click({ position: { x: 12, y: 6 } });
     await editor(ownerPage).getByRole('button', { name: 'Collaborators' }).click();
     const dialog = ownerPage.getByRole('dialog', { name: 'Collaborators' });
@@ -299,7 +303,7 @@ describe('moving in and out', { skip }, () => {
     notes.map((note) => JSON.stringify(note)).sort((a, b) => (a < b ? -1 : 1));
 
   it('imports the Takeout fixture with progress and a summary; the notes are the ones it describes', async () => {
-    await page.getByLabel('Import').setInputFiles(file);
+    await page.getByLabel('Import', { exact: true }).setInputFiles(file);
     const summary = page.locator('.import-summary');
     await summary.waitFor({ timeout: 120_000 });
     const text = await summary.textContent();
@@ -327,7 +331,7 @@ describe('moving in and out', { skip }, () => {
     const erin = await signIn(server.url, 'erin@example.com', 'erin password');
     const erinContext = await signedInContext(browser, erin);
     const erinPage = await openApp(erinContext, server.url, '/settings');
-    await erinPage.getByLabel('Import').setInputFiles(exported);
+    await erinPage.getByLabel('Import', { exact: true }).setInputFiles(exported);
     await erinPage.locator('.import-summary').waitFor({ timeout: 120_000 });
     fs.rmSync(exported);
     await erinContext.close();
