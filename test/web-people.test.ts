@@ -31,9 +31,13 @@ after(() => browser?.close());
 
 const ADA_PASSWORD = 'analytical engine';
 
-/** Every note of the user, all buckets. */
+/** Every note of the user: active (`all`), archived and trashed. */
 async function allNotes(client: TestClient): Promise<ServerNote[]> {
-  return (await client.get<ServerNote[]>('/api/notes?filter=all')).body;
+  const notes: ServerNote[] = [];
+  for (const filter of ['all', 'archived', 'trashed']) {
+    notes.push(...(await client.get<ServerNote[]>(`/api/notes?filter=${filter}`)).body);
+  }
+  return notes;
 }
 
 async function openApp(context: BrowserContext, url: string, pathname = '/'): Promise<Page> {
