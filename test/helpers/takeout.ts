@@ -107,7 +107,7 @@ export function expectedNote(note: KeepNote): ExpectedNote {
  * what its summary must list.
  */
 export async function webImportFixture() {
-  const colors = [...Object.keys(KEEP_COLORS), 'MAGENTA', 'yellow'];
+  const colors = [...Object.keys(KEEP_COLORS), 'MAGENTA', 'NEON'];
   const notes: Record<string, KeepNote | string> = {};
   for (let index = 0; index < 2000; index++) {
     notes[`Note ${index}`] = {
