@@ -17,6 +17,7 @@ import {
 import { createUserClient, ownerClientFor, type TestClient } from './helpers/client.js';
 import { run } from './helpers/commands.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { keepTakeout, usec } from './helpers/takeout.js';
 
 async function exportOf(client: TestClient): Promise<Buffer> {
   const response = await fetchAs(client, '/api/export');
@@ -226,72 +227,63 @@ describe('export of more notes than one batch', () => {
   });
 });
 
-/** A Google Keep Takeout as Takeout makes it (fields from its notes' JSON files). */
-async function keepTakeout() {
+/** A Google Keep Takeout with one note of each kind, images and a broken file. */
+async function keepTakeoutOfEachKind() {
   const photo = await image(7, 'jpeg');
   const drawing = await image(8);
-  const usec = (iso: string) => Date.parse(iso) * 1000;
-  const archive = await zipOf({
-    'Takeout/archive_browser.html': '<html></html>',
-    'Takeout/Keep/Labels.txt': 'Home\nTravel plans\n',
-    'Takeout/Keep/Groceries.json': JSON.stringify({
-      color: 'YELLOW',
-      isTrashed: false,
-      isPinned: true,
-      isArchived: false,
-      listContent: [
-        { text: 'Milk', isChecked: false },
-        { text: 'Bread', isChecked: true },
-      ],
-      title: 'Groceries',
-      userEditedTimestampUsec: usec('2021-03-04T05:06:07.000Z'),
-      createdTimestampUsec: usec('2020-01-02T03:04:05.000Z'),
-      labels: [{ name: 'Home' }],
-    }),
-    'Takeout/Keep/Groceries.html': '<html>the same note as HTML</html>',
-    'Takeout/Keep/2019-05-01T10_00_00.000+02_00.json': JSON.stringify({
-      attachments: [
-        // Takeout names this file .jpg although the JSON says .jpeg.
-        { filePath: '1a2b3c.jpeg', mimetype: 'image/jpeg' },
-        { filePath: '4d5e6f.png', mimetype: 'image/png' },
-      ],
-      color: 'CERULEAN',
-      isTrashed: false,
-      isPinned: false,
-      isArchived: true,
-      textContent: 'Lisbon, then Porto',
-      title: '',
-      userEditedTimestampUsec: usec('2019-05-02T10:00:00.000Z'),
-      createdTimestampUsec: usec('2019-05-01T08:00:00.000Z'),
-      labels: [{ name: 'Travel plans' }, { name: '2019' }],
-    }),
-    'Takeout/Keep/1a2b3c.jpg': photo,
-    'Takeout/Keep/4d5e6f.png': drawing,
-    'Takeout/Keep/Old.json': JSON.stringify({
-      color: 'GRAY',
-      isTrashed: true,
-      isPinned: false,
-      isArchived: false,
-      textContent: 'gone',
-      title: 'Old',
-      userEditedTimestampUsec: usec('2018-01-01T00:00:00.000Z'),
-      createdTimestampUsec: usec('2018-01-01T00:00:00.000Z'),
-    }),
-    'Takeout/Keep/Broken.json': '{"title": "cut off',
-  });
+  const archive = await keepTakeout(
+    {
+      Groceries: {
+        color: 'YELLOW',
+        isPinned: true,
+        listContent: [
+          { text: 'Milk', isChecked: false },
+          { text: 'Bread', isChecked: true },
+        ],
+        title: 'Groceries',
+        userEditedTimestampUsec: usec('2021-03-04T05:06:07.000Z'),
+        createdTimestampUsec: usec('2020-01-02T03:04:05.000Z'),
+        labels: [{ name: 'Home' }],
+      },
+      '2019-05-01T10_00_00.000+02_00': {
+        attachments: [
+          // Takeout names this file .jpg although the JSON says .jpeg.
+          { filePath: '1a2b3c.jpeg', mimetype: 'image/jpeg' },
+          { filePath: '4d5e6f.png', mimetype: 'image/png' },
+        ],
+        color: 'CERULEAN',
+        isArchived: true,
+        textContent: 'Lisbon, then Porto',
+        title: '',
+        userEditedTimestampUsec: usec('2019-05-02T10:00:00.000Z'),
+        createdTimestampUsec: usec('2019-05-01T08:00:00.000Z'),
+        labels: [{ name: 'Travel plans' }, { name: '2019' }],
+      },
+      Old: {
+        color: 'GRAY',
+        isTrashed: true,
+        textContent: 'gone',
+        title: 'Old',
+        userEditedTimestampUsec: usec('2018-01-01T00:00:00.000Z'),
+        createdTimestampUsec: usec('2018-01-01T00:00:00.000Z'),
+      },
+      Broken: '{"title": "cut off',
+    },
+    { '1a2b3c.jpg': photo, '4d5e6f.png': drawing },
+  );
   return { archive, photo, drawing };
 }
 
 describe('import of a Google Keep Takeout', () => {
   let server: TestServer;
   let dave: TestClient;
-  let takeout: Awaited<ReturnType<typeof keepTakeout>>;
+  let takeout: Awaited<ReturnType<typeof keepTakeoutOfEachKind>>;
   let file: string;
 
   before(async () => {
     server = await startServer();
     ({ client: dave } = await createUserClient(server, 'dave@example.com'));
-    takeout = await keepTakeout();
+    takeout = await keepTakeoutOfEachKind();
     file = path.join(server.dataDir, '..', `takeout-${path.basename(server.dataDir)}.zip`);
     fs.writeFileSync(file, takeout.archive);
   });

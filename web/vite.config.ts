@@ -66,8 +66,25 @@ export default defineConfig({
           { src: '/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
           { src: '/icon.svg', sizes: 'any', type: 'image/svg+xml' },
         ],
+        // web/public/share-target.js receives the POST; web/src/app/launch.ts makes the note.
+        share_target: {
+          action: '/share',
+          method: 'POST',
+          enctype: 'multipart/form-data',
+          params: {
+            title: 'title',
+            text: 'text',
+            url: 'url',
+            files: [{ name: 'images', accept: ['image/*'] }],
+          },
+        },
+        shortcuts: [
+          { name: 'New note', url: '/?new=note' },
+          { name: 'New list', url: '/?new=list' },
+        ],
       },
       workbox: {
+        importScripts: ['/share-target.js'],
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
         // A navigation the server would answer with the app answers it from the cache offline.
         navigateFallback: '/index.html',

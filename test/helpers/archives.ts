@@ -48,14 +48,14 @@ export async function unzip(data: Buffer): Promise<Map<string, Buffer>> {
 /** A multipart form with `data` as its `file` part. */
 export function archiveForm(data: Buffer, name = 'archive.zip'): FormData {
   const form = new FormData();
-  form.append('file', new Blob([data], { type: 'application/zip' }), name);
+  form.append('file', new Blob([new Uint8Array(data)], { type: 'application/zip' }), name);
   return form;
 }
 
 /** Uploads `data` as an attachment of the note; the response as TestClient gives it. */
 export function attach(client: TestClient, noteId: string, data: Buffer, name = 'photo.png') {
   const form = new FormData();
-  form.append('file', new Blob([data]), name);
+  form.append('file', new Blob([new Uint8Array(data)]), name);
   return client.request('POST', `/api/notes/${noteId}/attachments`, { body: form });
 }
 

@@ -23,12 +23,14 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** One JSON call; any answer but 2xx throws an ApiError with the server's message. */
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  // 204 and other empty answers have no JSON.
   const answer = await response.json().catch(() => ({}));
   if (!response.ok) throw new ApiError(response.status, answer.message ?? response.statusText);
   return answer as T;
@@ -41,3 +43,66 @@ export const setupOwner = (password: string, email: string) =>
 export const signIn = (password: string, email: string) =>
   call('POST', '/api/auth/login', email ? { password, email } : { password });
 export const signOut = () => call('POST', '/api/auth/logout');
+export const changePassword = (currentPassword: string, newPassword: string) =>
+  call('POST', '/api/auth/password', { currentPassword, newPassword });
+
+// ---- People (docs/collaboration.md) ----
+
+export interface UserSummary {
+  id: number;
+  displayName: string;
+  email: string;
+}
+export interface Collaborator {
+  userId: number;
+  displayName: string;
+  email: string;
+  addedAt: string;
+}
+
+const collaboratorsPath = (noteId: string) => `/api/notes/${encodeURIComponent(noteId)}/collaborators`;
+export const fetchCollaborators = (noteId: string) => call<Collaborator[]>('GET', collaboratorsPath(noteId));
+/** Answers the full list after the addition (D-COLLAB-2). */
+export const addCollaborator = (noteId: string, userId: number) =>
+  call<Collaborator[]>('POST', collaboratorsPath(noteId), { userId });
+export const removeCollaborator = (noteId: string, userId: number | 'self') =>
+  call('DELETE', `${collaboratorsPath(noteId)}?userId=${userId}`);
+export const searchUsers = (q: string) =>
+  call<UserSummary[]>('GET', `/api/users/search?q=${encodeURIComponent(q)}`);
+
+export interface ShareLink {
+  token: string;
+  url: string;
+}
+const sharePath = (noteId: string) => `/api/notes/${encodeURIComponent(noteId)}/share`;
+/** Idempotent: the note's existing link, or a new one (docs/sharing.md). */
+export const createShareLink = (noteId: string) => call<ShareLink>('POST', sharePath(noteId));
+export const revokeShareLink = (noteId: string) => call('DELETE', sharePath(noteId));
+
+// ---- The owner's user administration ----
+
+export const fetchUsers = () => call<User[]>('GET', '/api/users');
+export const createUser = (input: { email: string; displayName: string; password: string }) =>
+  call<UserSummary>('POST', '/api/users', input);
+export const deleteUser = (id: number) => call('DELETE', `/api/users/${id}`);
+
+// ---- API keys (docs/api-keys.md) ----
+
+export type KeyScope = 'notes:read' | 'notes:write';
+export interface ApiKey {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  scopes: KeyScope[];
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+export const fetchApiKeys = () => call<ApiKey[]>('GET', '/api/settings/api-keys');
+/** The answer's `key` is the only time the secret is shown. */
+export const createApiKey = (name: string, readOnly: boolean) =>
+  call<ApiKey & { key: string }>('POST', '/api/settings/api-keys', {
+    name,
+    ...(readOnly ? { scopes: ['notes:read'] } : {}),
+  });
+export const revokeApiKey = (id: string) =>
+  call('DELETE', `/api/settings/api-keys/${encodeURIComponent(id)}`);

@@ -6,7 +6,8 @@
  */
 import { signal } from '@preact/signals';
 import { deleteLocalData, openSyncEngine } from '../sync/index.js';
-import { type AuthStatus, fetchAuthStatus, setupOwner, signIn, signOut } from './api.js';
+import { type AuthStatus, fetchAuthStatus, setupOwner, signIn, signOut, type User } from './api.js';
+import { reloadPeople } from './people.js';
 import { attachEngine, engine } from './state.js';
 
 export type Screen =
@@ -20,6 +21,24 @@ export const screen = signal<Screen>({ kind: 'loading' });
 export const sessionLost = signal(false);
 
 const USER_KEY = 'keepsake:user';
+const PROFILE_KEY = 'keepsake:profile';
+
+function rememberedProfile(): User | null {
+  try {
+    return JSON.parse(localStorage.getItem(PROFILE_KEY) ?? 'null');
+  } catch {
+    return null;
+  }
+}
+
+/** Who is signed in, as the server last said (kept for offline starts: names, the owner's pages). */
+export const currentUser = signal<User | null>(rememberedProfile());
+
+function rememberProfile(user: User | null): void {
+  currentUser.value = user;
+  if (user) localStorage.setItem(PROFILE_KEY, JSON.stringify(user));
+  else localStorage.removeItem(PROFILE_KEY);
+}
 
 function rememberedUser(): string | null {
   return localStorage.getItem(USER_KEY);
@@ -40,6 +59,7 @@ async function openNotesOf(userId: string): Promise<void> {
     await closeEngine();
     detach = attachEngine(await openSyncEngine({ userId, baseUrl: '' }));
     localStorage.setItem(USER_KEY, userId);
+    reloadPeople();
   }
   screen.value = { kind: 'notes' };
 }
@@ -55,8 +75,10 @@ export async function boot(): Promise<void> {
     if (!remembered) screen.value = { kind: 'unreachable' };
     return;
   }
-  if (status.authenticated && status.user) await openNotesOf(String(status.user.id));
-  else if (remembered) sessionLost.value = true;
+  if (status.authenticated && status.user) {
+    rememberProfile(status.user);
+    await openNotesOf(String(status.user.id));
+  } else if (remembered) sessionLost.value = true;
   else screen.value = { kind: status.setupRequired ? 'setup' : 'signIn' };
 }
 
@@ -66,26 +88,24 @@ export async function authenticate(mode: 'setup' | 'signIn', password: string, e
   const status = await fetchAuthStatus();
   if (!status.user) throw new Error('Signed in, but the session did not hold: are cookies blocked?');
   sessionLost.value = false;
+  rememberProfile(status.user);
   await openNotesOf(String(status.user.id));
   await engine.value?.syncNow();
 }
 
-/** Sign-out deletes this device's copy; unsynced changes would go with it, so it asks first. */
+/**
+ * Sign-out deletes this device's copy: changes still in the outbox go with it, so the Sign out
+ * dialog offers the device's own export first (SignOutDialog).
+ */
 export async function signOutHere(): Promise<void> {
   const current = engine.value;
   if (!current) return;
-  const waiting = current.status().waiting;
-  if (
-    waiting > 0 &&
-    !confirm(`${waiting} change(s) are not on the server yet and would be lost. Sign out anyway?`)
-  ) {
-    return;
-  }
   // Offline, the server's session outlives this; the device's copy goes all the same.
   await signOut().catch(() => undefined);
   await closeEngine();
   await deleteLocalData(current.userId);
   localStorage.removeItem(USER_KEY);
+  rememberProfile(null);
   sessionLost.value = false;
   screen.value = { kind: 'signIn' };
 }

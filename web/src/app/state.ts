@@ -44,11 +44,16 @@ export type Route =
   | { view: 'notes' }
   | { view: 'archive' }
   | { view: 'trash' }
+  | { view: 'settings' }
+  | { view: 'admin' }
   | { view: 'label'; label: string };
 
+/** The views with a fixed path (labels have /label/<name>). */
+const PAGES = ['/archive', '/trash', '/settings', '/admin'] as const;
+
 export function routeFromPath(pathname: string): Route {
-  if (pathname === '/archive') return { view: 'archive' };
-  if (pathname === '/trash') return { view: 'trash' };
+  const page = PAGES.find((candidate) => candidate === pathname);
+  if (page) return { view: page.slice(1) } as Route;
   const label = /^\/label\/(.+)$/.exec(pathname)?.[1];
   if (label) return { view: 'label', label: decodeURIComponent(label) };
   return { view: 'notes' };

@@ -1,16 +1,20 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { emptyTrash } from '../app/actions.js';
-import { authenticate, boot, screen, sessionLost, signOutHere } from '../app/session.js';
+import { handleLaunch } from '../app/launch.js';
+import { learnPeopleOfSharedNotes } from '../app/people.js';
+import { authenticate, boot, screen, sessionLost } from '../app/session.js';
 import { installShortcuts } from '../app/shortcuts.js';
 import { filters, labels, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
 import { isSearching, notesOfView } from '../app/views.js';
 import { prepareSearch } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
+import { AdminPage } from './AdminPage.js';
 import { AuthForm } from './AuthScreen.js';
 import { Composer } from './Composer.js';
 import { Editor } from './Editor.js';
 import { NoteGrid } from './NoteGrid.js';
+import { SettingsPage } from './SettingsPage.js';
 import { ShortcutsHelp } from './ShortcutsHelp.js';
 import { Sidebar } from './Sidebar.js';
 import { Snackbar } from './Snackbar.js';
@@ -60,7 +64,9 @@ function NotesApp() {
   const shownRef = useRef<LocalNote[]>(shown);
   shownRef.current = shown;
   useEffect(() => installShortcuts(() => shownRef.current), []);
+  useEffect(() => void handleLaunch(), []);
   useEffect(() => prepareSearch(sortedNotes.value), [sortedNotes.value]);
+  useEffect(() => void learnPeopleOfSharedNotes(sortedNotes.value), [sortedNotes.value]);
   // On a phone the menu covers the notes: choosing a view closes it.
   useEffect(() => {
     menuOpen.value = false;
@@ -72,11 +78,7 @@ function NotesApp() {
   const signedOut = sessionLost.value || syncStatus.value.phase === 'signedOut';
   return (
     <div class="app">
-      <TopBar
-        onMenu={() => (menuOpen.value = !menuOpen.value)}
-        onSignOut={() => void signOutHere()}
-        selected={selected}
-      />
+      <TopBar onMenu={() => (menuOpen.value = !menuOpen.value)} selected={selected} />
       <div class="body">
         <Sidebar open={menuOpen.value} />
         <main class="content">
@@ -108,6 +110,8 @@ function NotesApp() {
               />
             </div>
           )}
+          {view === 'settings' && <SettingsPage />}
+          {view === 'admin' && <AdminPage />}
           {searching && <SearchFilters />}
           {(view === 'notes' || view === 'label') && !searching && <Composer />}
           {view === 'trash' && !searching && (
@@ -127,11 +131,13 @@ function NotesApp() {
             </div>
           )}
           {/* Only the whole list is reordered: in a filtered one, hidden notes sit between the cards. */}
-          <Sections
-            notes={shown}
-            empty={emptyText(view, searching)}
-            reorderable={view === 'notes' && !searching}
-          />
+          {view !== 'settings' && view !== 'admin' && (
+            <Sections
+              notes={shown}
+              empty={emptyText(view, searching)}
+              reorderable={view === 'notes' && !searching}
+            />
+          )}
         </main>
       </div>
       <datalist id="label-suggestions">

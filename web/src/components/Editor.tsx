@@ -1,17 +1,24 @@
 import { useSignal } from '@preact/signals';
-import { Tag } from 'lucide-preact';
+import { Link, Tag, Users } from 'lucide-preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { isEmptyNote, setPinned, updateNotes } from '../app/actions.js';
-import { editing, noteById } from '../app/state.js';
+import { isMine, isShared, refreshPeople } from '../app/people.js';
+import { editing, engine, noteById } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
 import { ChecklistEditor } from './ChecklistEditor.js';
 import { IconButton } from './IconButton.js';
 import { ChecklistToggle, NoteActions, PinButton } from './NoteActions.js';
+import { CardPeople, CollaboratorsDialog, ShareLinkDialog } from './PeopleDialogs.js';
 
 /** Typing is written this long after the last keystroke (and at once on close). */
 const SAVE_DELAY_MS = 300;
+/**
+ * While a shared note is open, the app pulls this often (instead of every 30 s), so a
+ * collaborator's edits show within seconds; the engine's own pace resumes on close.
+ */
+export const SHARED_NOTE_PULL_MS = 3_000;
 
 /** The open note: a modal dialog on desktop, full screen on a phone; saves as you type. */
 export function Editor() {
@@ -26,6 +33,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
   const title = useSignal(note.title);
   const content = useSignal(note.content);
   const labelling = useSignal(false);
+  const peopleDialog = useSignal<'collaborators' | 'share' | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   // The note as last rendered, for the save that runs when the dialog goes away.
   const latest = useRef(note);
@@ -58,6 +66,13 @@ function EditorDialog({ note }: { note: LocalNote }) {
     title.value = note.title;
     content.value = note.content;
   }, [note.title, note.content]);
+  useEffect(() => void refreshPeople(note.id), [note.id]);
+  const shared = isShared(note);
+  useEffect(() => {
+    if (!shared) return;
+    const timer = setInterval(() => void engine.value?.syncNow(), SHARED_NOTE_PULL_MS);
+    return () => clearInterval(timer);
+  }, [shared]);
   useEffect(() => {
     dialog.current?.showModal();
     // Archived, trashed or deleted from the toolbar: what was typed is still written.
@@ -123,6 +138,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
           ref={(element) => element?.focus()}
         />
       )}
+      <CardPeople note={note} />
       <p class="edited">Edited {new Date(note.updatedAt).toLocaleString()}</p>
       <div class="toolbar">
         {!readOnly && (
@@ -140,6 +156,14 @@ function EditorDialog({ note }: { note: LocalNote }) {
             <IconButton label="Add label" onClick={() => (labelling.value = !labelling.value)}>
               <Tag size={18} />
             </IconButton>
+            <IconButton label="Collaborators" onClick={() => (peopleDialog.value = 'collaborators')}>
+              <Users size={18} />
+            </IconButton>
+            {isMine(note) && (
+              <IconButton label="Share link" onClick={() => (peopleDialog.value = 'share')}>
+                <Link size={18} />
+              </IconButton>
+            )}
           </>
         )}
         <NoteActions notes={[note]} withPin={false} />
@@ -148,6 +172,12 @@ function EditorDialog({ note }: { note: LocalNote }) {
           Close
         </button>
       </div>
+      {peopleDialog.value === 'collaborators' && (
+        <CollaboratorsDialog note={note} onClose={() => (peopleDialog.value = null)} />
+      )}
+      {peopleDialog.value === 'share' && (
+        <ShareLinkDialog note={note} onClose={() => (peopleDialog.value = null)} />
+      )}
     </dialog>
   );
 }

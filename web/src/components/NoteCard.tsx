@@ -10,6 +10,7 @@ import type { LocalNote } from '../sync/index.js';
 import { IconButton } from './IconButton.js';
 import { NoteActions, PinButton } from './NoteActions.js';
 import { NoteText, noteName } from './NoteText.js';
+import { CardPeople } from './PeopleDialogs.js';
 
 interface Props {
   note: LocalNote;
@@ -78,6 +79,7 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
           void updateNotes([note.id], { content: setItemChecked(note.content, line, checked) })
         }
       />
+      <CardPeople note={note} />
       {note.pending && <span class="visually-hidden">Not synced yet</span>}
       <div class="card-toolbar">
         <NoteActions notes={[note]} withPin={false} />

@@ -1,5 +1,6 @@
-import { Archive, Lightbulb, Tag, Trash2 } from 'lucide-preact';
+import { Archive, Lightbulb, Settings, Tag, Trash2, Users } from 'lucide-preact';
 import type { ComponentChildren } from 'preact';
+import { currentUser } from '../app/session.js';
 import { labels, navigate, pathOf, type Route, route } from '../app/state.js';
 
 function NavLink({ to, children, label }: { to: Route; children: ComponentChildren; label: string }) {
@@ -20,7 +21,7 @@ function NavLink({ to, children, label }: { to: Route; children: ComponentChildr
   );
 }
 
-/** Notes, the labels (the hashtags of the notes), Archive and Trash. */
+/** Notes, the labels (the hashtags of the notes), Archive, Trash, Settings and (owner) Users. */
 export function Sidebar({ open }: { open: boolean }) {
   return (
     <nav class={`sidebar${open ? ' open' : ''}`} aria-label="Main">
@@ -38,6 +39,14 @@ export function Sidebar({ open }: { open: boolean }) {
       <NavLink to={{ view: 'trash' }} label="Trash">
         <Trash2 size={20} aria-hidden="true" />
       </NavLink>
+      <NavLink to={{ view: 'settings' }} label="Settings">
+        <Settings size={20} aria-hidden="true" />
+      </NavLink>
+      {currentUser.value?.isOwner && (
+        <NavLink to={{ view: 'admin' }} label="Users">
+          <Users size={20} aria-hidden="true" />
+        </NavLink>
+      )}
     </nav>
   );
 }

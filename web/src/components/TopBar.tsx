@@ -1,19 +1,19 @@
-import { Image, LayoutGrid, LayoutList, ListChecks, LogOut, Menu, Search, X } from 'lucide-preact';
+import { Image, LayoutGrid, LayoutList, ListChecks, Menu, Search, X } from 'lucide-preact';
 import { filters, layout, query, selection, toggleLayout } from '../app/state.js';
 import { COLORS } from '../model/colors.js';
 import { hasFilters } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
 import { IconButton } from './IconButton.js';
 import { NoteActions } from './NoteActions.js';
+import { SignOutButton } from './SignOut.js';
 import { SyncIndicator } from './SyncIndicator.js';
 
 interface Props {
   onMenu: () => void;
-  onSignOut: () => void;
   selected: LocalNote[];
 }
 
-export function TopBar({ onMenu, onSignOut, selected }: Props) {
+export function TopBar({ onMenu, selected }: Props) {
   if (selected.length > 0) {
     return (
       <header class="topbar selecting">
@@ -53,9 +53,7 @@ export function TopBar({ onMenu, onSignOut, selected }: Props) {
       <IconButton label={layout.value === 'grid' ? 'List view' : 'Grid view'} onClick={toggleLayout}>
         {layout.value === 'grid' ? <LayoutList size={20} /> : <LayoutGrid size={20} />}
       </IconButton>
-      <IconButton label="Sign out" onClick={onSignOut}>
-        <LogOut size={20} />
-      </IconButton>
+      <SignOutButton icon />
     </header>
   );
 }
