@@ -7,6 +7,7 @@
 import { signal } from '@preact/signals';
 import { deleteLocalData, openSyncEngine } from '../sync/index.js';
 import { type AuthStatus, fetchAuthStatus, setupOwner, signIn, signOut } from './api.js';
+import { closeMedia, deleteMedia, openMedia } from './media.js';
 import { attachEngine, engine } from './state.js';
 
 export type Screen =
@@ -28,6 +29,7 @@ function rememberedUser(): string | null {
 let detach: (() => void) | null = null;
 
 async function closeEngine(): Promise<void> {
+  await closeMedia();
   detach?.();
   detach = null;
   const current = engine.value;
@@ -38,7 +40,9 @@ async function closeEngine(): Promise<void> {
 async function openNotesOf(userId: string): Promise<void> {
   if (engine.value?.userId !== userId) {
     await closeEngine();
-    detach = attachEngine(await openSyncEngine({ userId, baseUrl: '' }));
+    const opened = await openSyncEngine({ userId, baseUrl: '' });
+    detach = attachEngine(opened);
+    await openMedia(opened);
     localStorage.setItem(USER_KEY, userId);
   }
   screen.value = { kind: 'notes' };
@@ -85,6 +89,7 @@ export async function signOutHere(): Promise<void> {
   await signOut().catch(() => undefined);
   await closeEngine();
   await deleteLocalData(current.userId);
+  await deleteMedia(current.userId);
   localStorage.removeItem(USER_KEY);
   sessionLost.value = false;
   screen.value = { kind: 'signIn' };

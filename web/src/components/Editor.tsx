@@ -1,14 +1,19 @@
 import { useSignal } from '@preact/signals';
-import { Tag } from 'lucide-preact';
+import { History, Tag } from 'lucide-preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { isEmptyNote, setPinned, updateNotes } from '../app/actions.js';
+import { addImages } from '../app/media.js';
 import { editing, noteById } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
+import { AddImageButton, imageDropAndPaste } from './AddImage.js';
 import { ChecklistEditor } from './ChecklistEditor.js';
+import { ConflictBadge } from './Conflicts.js';
 import { IconButton } from './IconButton.js';
 import { ChecklistToggle, NoteActions, PinButton } from './NoteActions.js';
+import { NoteImages } from './NoteImages.js';
+import { historyOf } from './VersionHistory.js';
 
 /** Typing is written this long after the last keystroke (and at once on close). */
 const SAVE_DELAY_MS = 300;
@@ -65,6 +70,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
   }, []);
 
   const readOnly = note.trashed;
+  const addFiles = (files: File[]) => void addImages(note.id, files);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the backdrop click has Escape (onCancel) and Close for keyboards
     <dialog
@@ -78,7 +84,10 @@ function EditorDialog({ note }: { note: LocalNote }) {
       onClick={(event) => {
         if (event.target === dialog.current) close();
       }}
+      {...(readOnly ? {} : imageDropAndPaste(addFiles))}
     >
+      <NoteImages note={note} large />
+      <ConflictBadge note={note} />
       <div class="editor-head">
         <input
           class="title-input"
@@ -139,6 +148,10 @@ function EditorDialog({ note }: { note: LocalNote }) {
             />
             <IconButton label="Add label" onClick={() => (labelling.value = !labelling.value)}>
               <Tag size={18} />
+            </IconButton>
+            <AddImageButton onFiles={addFiles} />
+            <IconButton label="Version history" onClick={() => (historyOf.value = note.id)}>
+              <History size={18} />
             </IconButton>
           </>
         )}
