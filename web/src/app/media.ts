@@ -44,10 +44,10 @@ export async function openMedia(engine: SyncEngine): Promise<void> {
     },
     onRefused: (upload, message) => showSnackbar(`Image "${upload.filename}" was not added: ${message}`),
   });
-  const retry = () => void queue.run();
+  const retry = () => void queue.retryNow();
   const unsubscribe = engine.subscribe((event) => {
     if (event.notes) void queue.settle((noteId) => engine.notes().get(noteId)?.attachments);
-    // After each sync: a note made here may have reached the server, or the server is back.
+    // A sync went through: a note made here may have reached the server, or the server is back.
     if (event.status && engine.status().phase === 'idle') retry();
   });
   addEventListener('online', retry);
@@ -63,7 +63,7 @@ export async function openMedia(engine: SyncEngine): Promise<void> {
     },
   };
   mediaRevision.value++;
-  retry();
+  void queue.run();
 }
 
 export async function closeMedia(): Promise<void> {

@@ -44,21 +44,22 @@ function ServerImage({
   large: boolean;
 }) {
   const url = useAttachmentUrl(note.id, attachment.id, 'thumbnail');
+  const image = url ? <img src={url} alt={attachment.filename} /> : <span class="image-placeholder" />;
   return (
     <figure class="note-image">
-      <button
-        type="button"
-        class="image-button"
-        aria-label={`View ${attachment.filename}`}
-        tabIndex={large ? 0 : -1}
-        onClick={(event) => {
-          if (!large) return; // on a card, a click opens the editor
-          event.stopPropagation();
-          viewing.value = { noteId: note.id, attachment };
-        }}
-      >
-        {url ? <img src={url} alt={attachment.filename} /> : <span class="image-placeholder" />}
-      </button>
+      {large ? (
+        // On a card a click opens the editor; in the editor it opens the viewer.
+        <button
+          type="button"
+          class="image-button"
+          aria-label={`View ${attachment.filename}`}
+          onClick={() => (viewing.value = { noteId: note.id, attachment })}
+        >
+          {image}
+        </button>
+      ) : (
+        image
+      )}
       {large && !note.trashed && (
         <IconButton
           label="Delete image"

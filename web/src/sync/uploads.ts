@@ -124,6 +124,16 @@ export class UploadQueue {
     return this.running;
   }
 
+  /**
+   * The server answered again (a sync went through, the network is back): images waiting out a
+   * delay are sent now rather than when their delay ends.
+   */
+  async retryNow(): Promise<void> {
+    const waiting = this.all().filter((upload) => upload.attachmentId === undefined && upload.notBefore > 0);
+    for (const upload of waiting) await this.store({ ...upload, notBefore: 0 });
+    await this.run();
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer !== null) this.timers?.clearTimeout(this.timer);
