@@ -138,6 +138,9 @@ describe('images', { skip }, () => {
     // The server's own thumbnails are at most 200 px: 512 is the one the browser sent.
     assert.deepEqual([meta.format, meta.width, meta.height], ['webp', 512, 384]);
 
+    // The pull has replaced the image shown from the device by the server's: nothing re-renders now.
+    await card(page, 'Beach day').locator('figure.note-image:not(.queued) img').waitFor();
+    await showsImage(card(page, 'Beach day'), 'beach.png');
     const file = path.join(os.tmpdir(), 'web-media-card.png');
     const box = (await card(page, 'Beach day').getByRole('img', { name: 'beach.png' }).boundingBox())!;
     await card(page, 'Beach day').screenshot({ path: file });
@@ -234,8 +237,12 @@ describe('images', { skip }, () => {
       assert.deepEqual(names.sort(), ['dropped.png', 'offline.png']);
     }, 30_000);
     await focus(page);
+    // Shown from the server's copy now, once (the device's copy has left the queue).
+    await card(page, 'Dropped').locator('figure.note-image:not(.queued) img[alt="offline.png"]').waitFor();
+    await eventually(async () =>
+      assert.equal(await card(page, 'Dropped').getByRole('img', { name: 'offline.png' }).count(), 1),
+    );
     await showsImage(card(page, 'Dropped'), 'offline.png');
-    assert.equal(await card(page, 'Dropped').getByRole('img', { name: 'offline.png' }).count(), 1);
   });
 
   it('deletes every image kept on the device on sign-out', async () => {
@@ -343,9 +350,7 @@ describe('conflict copies and version history', { skip }, () => {
       const now = (await owner.get<ServerNote>(`/api/notes/${note.id}`)).body;
       assert.deepEqual([now.content, now.version], ['first draft', 4]);
     });
-    assert.equal(
-      await page.getByRole('dialog', { name: 'Poem' }).getByRole('textbox', { name: 'Note' }).inputValue(),
-      'first draft',
-    );
+    const text = page.getByRole('dialog', { name: 'Poem' }).getByRole('textbox', { name: 'Note' });
+    await eventually(async () => assert.equal(await text.inputValue(), 'first draft'));
   });
 });
