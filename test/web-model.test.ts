@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { conflictCopyText } from '../src/features/sync/merge.js';
 import {
   addItem,
   checklistItems,
@@ -13,6 +14,7 @@ import {
   setItemText,
   toChecklist,
 } from '../web/src/model/checklist.js';
+import { conflictMark, conflictOriginal, resolveConflict } from '../web/src/model/conflicts.js';
 import { addLabel, allLabels, isTagsOnlyLine, labelName } from '../web/src/model/labels.js';
 import { columnCount, masonryColumns } from '../web/src/model/masonry.js';
 import {
@@ -229,5 +231,72 @@ describe('masonry layout', () => {
   it('shows Keep-width columns, and two on a phone', () => {
     assert.equal(columnCount(390), 2);
     assert.equal(columnCount(1024), 4);
+  });
+});
+
+describe('conflict copies', () => {
+  const note = (id: string, title: string, content: string, updatedAt = '2026-01-01T00:00:00.000Z') => ({
+    id,
+    title,
+    content,
+    trashed: false,
+    updatedAt,
+  });
+
+  it("reads the server's mark back: the copy's own title and the time of its text", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 200 }),
+        fc.integer({ min: 0, max: Date.UTC(2100, 0, 1) }),
+        (title, stampedAt) => {
+          const copy = conflictCopyText({ title, content: '', titleLost: false }, stampedAt);
+          assert.deepEqual(conflictMark(copy.title), { title, at: new Date(stampedAt) });
+        },
+      ),
+    );
+    assert.equal(conflictMark('Plans (conflict soon)'), null);
+    assert.equal(conflictMark('Plans'), null);
+  });
+
+  it('finds the note a copy came from by its title, else by its unchanged content', () => {
+    const copy = note(
+      'c',
+      conflictCopyText({ title: 'Plans', content: 'b', titleLost: false }, 0).title,
+      'b',
+    );
+    const older = note('o1', 'Plans', 'x', '2026-01-01T00:00:00.000Z');
+    const newer = note('o2', 'Plans', 'y', '2026-02-01T00:00:00.000Z');
+    const trashed = { ...note('t', 'Plans', 'z', '2026-03-01T00:00:00.000Z'), trashed: true };
+    assert.equal(conflictOriginal(copy, [copy, older, trashed, newer])?.id, 'o2');
+    // The title lost: the note has the winning title and the same content.
+    const titleCopy = note(
+      'c2',
+      conflictCopyText({ title: 'Mine', content: 'same', titleLost: true }, 0).title,
+      'same',
+    );
+    assert.equal(conflictOriginal(titleCopy, [titleCopy, note('n', 'Theirs', 'same'), older])?.id, 'n');
+    assert.equal(conflictOriginal(note('p', 'Plans', 'x'), [older]), undefined, 'not a copy');
+  });
+
+  it('Keep this, Keep that, Keep both: the text not kept goes to Trash, a kept copy loses its mark', () => {
+    const copy = note(
+      'c',
+      conflictCopyText({ title: 'Plans', content: 'b', titleLost: false }, 0).title,
+      'b',
+    );
+    const original = note('o', 'Plans', 'a');
+    const table = [
+      [
+        'this',
+        [
+          { id: 'c', fields: { title: 'Plans' } },
+          { id: 'o', fields: { trashed: true } },
+        ],
+      ],
+      ['that', [{ id: 'c', fields: { trashed: true } }]],
+      ['both', [{ id: 'c', fields: { title: 'Plans' } }]],
+    ] as const;
+    for (const [choice, writes] of table)
+      assert.deepEqual(resolveConflict(choice, copy, original), writes, choice);
   });
 });

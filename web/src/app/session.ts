@@ -7,6 +7,7 @@
 import { signal } from '@preact/signals';
 import { deleteLocalData, openSyncEngine } from '../sync/index.js';
 import { type AuthStatus, fetchAuthStatus, setupOwner, signIn, signOut, type User } from './api.js';
+import { closeMedia, deleteMedia, openMedia } from './media.js';
 import { reloadPeople } from './people.js';
 import { attachEngine, engine } from './state.js';
 
@@ -47,6 +48,7 @@ function rememberedUser(): string | null {
 let detach: (() => void) | null = null;
 
 async function closeEngine(): Promise<void> {
+  await closeMedia();
   detach?.();
   detach = null;
   const current = engine.value;
@@ -57,7 +59,9 @@ async function closeEngine(): Promise<void> {
 async function openNotesOf(userId: string): Promise<void> {
   if (engine.value?.userId !== userId) {
     await closeEngine();
-    detach = attachEngine(await openSyncEngine({ userId, baseUrl: '' }));
+    const opened = await openSyncEngine({ userId, baseUrl: '' });
+    detach = attachEngine(opened);
+    await openMedia(opened);
     localStorage.setItem(USER_KEY, userId);
     reloadPeople();
   }
@@ -104,6 +108,7 @@ export async function signOutHere(): Promise<void> {
   await signOut().catch(() => undefined);
   await closeEngine();
   await deleteLocalData(current.userId);
+  await deleteMedia(current.userId);
   localStorage.removeItem(USER_KEY);
   rememberProfile(null);
   sessionLost.value = false;

@@ -12,14 +12,17 @@ import type { LocalNote } from '../sync/index.js';
 import { AdminPage } from './AdminPage.js';
 import { AuthForm } from './AuthScreen.js';
 import { Composer } from './Composer.js';
+import { CompareDialog } from './Conflicts.js';
 import { Editor } from './Editor.js';
 import { NoteGrid } from './NoteGrid.js';
+import { ImageViewer } from './NoteImages.js';
 import { SettingsPage } from './SettingsPage.js';
 import { ShortcutsHelp } from './ShortcutsHelp.js';
 import { Sidebar } from './Sidebar.js';
 import { Snackbar } from './Snackbar.js';
 import { waitingText } from './SyncIndicator.js';
 import { SearchFilters, TopBar } from './TopBar.js';
+import { VersionHistory } from './VersionHistory.js';
 
 export function App() {
   useEffect(() => {
@@ -146,6 +149,9 @@ function NotesApp() {
         ))}
       </datalist>
       <Editor />
+      <ImageViewer />
+      <CompareDialog />
+      <VersionHistory />
       <ShortcutsHelp />
       <Snackbar />
     </div>

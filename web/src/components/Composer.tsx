@@ -1,9 +1,11 @@
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { createNote, isEmptyNote } from '../app/actions.js';
+import { addImages, useBlobUrl } from '../app/media.js';
 import { composerRequest } from '../app/shortcuts.js';
 import { toChecklist } from '../model/checklist.js';
 import type { NoteColor } from '../sync/index.js';
+import { AddImageButton, imageDropAndPaste } from './AddImage.js';
 import { ColorPicker } from './ColorPicker.js';
 import { ChecklistToggle, PinButton } from './NoteActions.js';
 
@@ -18,25 +20,33 @@ export function Composer() {
   const checklist = useSignal(false);
   const pinned = useSignal(false);
   const color = useSignal<NoteColor>('default');
+  /** Images added before the note exists: queued for it when it is made. */
+  const images = useSignal<File[]>([]);
   const form = useRef<HTMLFormElement>(null);
   const text = useRef<HTMLTextAreaElement>(null);
 
   const close = () => {
     if (!expanded.value) return;
     const note = { title: title.value, content: content.value };
-    if (!isEmptyNote(note)) {
+    const files = images.value;
+    if (!isEmptyNote(note) || files.length > 0) {
       void createNote({
         title: note.title.trim(),
         content: checklist.value ? toChecklist(note.content) : note.content,
         checklistMode: checklist.value,
         pinned: pinned.value,
         color: color.value,
-      });
+      }).then((created) => addImages(created.id, files));
     }
     expanded.value = false;
     title.value = content.value = '';
     checklist.value = pinned.value = false;
     color.value = 'default';
+    images.value = [];
+  };
+  const addFiles = (files: File[]) => {
+    images.value = [...images.value, ...files];
+    expanded.value = true;
   };
 
   useEffect(() => {
@@ -70,6 +80,7 @@ export function Composer() {
       ref={form}
       class={`composer note-${color.value}${expanded.value ? ' expanded' : ''}`}
       onSubmit={(event) => event.preventDefault()}
+      {...imageDropAndPaste(addFiles)}
       onKeyDown={(event) => {
         if (event.key === 'Escape' || (event.key === 'Enter' && (event.ctrlKey || event.metaKey))) {
           event.preventDefault();
@@ -78,6 +89,13 @@ export function Composer() {
         }
       }}
     >
+      {images.value.length > 0 && (
+        <div class="note-images large">
+          {images.value.map((file, index) => (
+            <ComposerImage key={index} file={file} />
+          ))}
+        </div>
+      )}
       {expanded.value && (
         <div class="composer-head">
           <input
@@ -104,6 +122,7 @@ export function Composer() {
         <div class="toolbar">
           <ChecklistToggle on={checklist.value} onClick={() => (checklist.value = !checklist.value)} />
           <ColorPicker value={color.value} onPick={(picked) => (color.value = picked)} />
+          <AddImageButton onFiles={addFiles} />
           <span class="spacer" />
           <button type="button" class="text-button" onClick={close}>
             Close
@@ -112,4 +131,9 @@ export function Composer() {
       )}
     </form>
   );
+}
+
+function ComposerImage({ file }: { file: File }) {
+  const url = useBlobUrl(file);
+  return <figure class="note-image queued">{url && <img src={url} alt={file.name} />}</figure>;
 }

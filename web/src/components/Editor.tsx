@@ -1,16 +1,21 @@
 import { useSignal } from '@preact/signals';
-import { Link, Tag, Users } from 'lucide-preact';
+import { History, Link, Tag, Users } from 'lucide-preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { isEmptyNote, setPinned, updateNotes } from '../app/actions.js';
+import { addImages } from '../app/media.js';
 import { isMine, isShared, refreshPeople } from '../app/people.js';
 import { editing, engine, noteById } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
+import { AddImageButton, imageDropAndPaste } from './AddImage.js';
 import { ChecklistEditor } from './ChecklistEditor.js';
+import { ConflictBadge } from './Conflicts.js';
 import { IconButton } from './IconButton.js';
 import { ChecklistToggle, NoteActions, PinButton } from './NoteActions.js';
+import { NoteImages } from './NoteImages.js';
 import { CardPeople, CollaboratorsDialog, ShareLinkDialog } from './PeopleDialogs.js';
+import { historyOf } from './VersionHistory.js';
 
 /** Typing is written this long after the last keystroke (and at once on close). */
 const SAVE_DELAY_MS = 300;
@@ -80,6 +85,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
   }, []);
 
   const readOnly = note.trashed;
+  const addFiles = (files: File[]) => void addImages(note.id, files);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the backdrop click has Escape (onCancel) and Close for keyboards
     <dialog
@@ -93,7 +99,10 @@ function EditorDialog({ note }: { note: LocalNote }) {
       onClick={(event) => {
         if (event.target === dialog.current) close();
       }}
+      {...(readOnly ? {} : imageDropAndPaste(addFiles))}
     >
+      <NoteImages note={note} large />
+      <ConflictBadge note={note} />
       <div class="editor-head">
         <input
           class="title-input"
@@ -164,6 +173,10 @@ function EditorDialog({ note }: { note: LocalNote }) {
                 <Link size={18} />
               </IconButton>
             )}
+            <AddImageButton onFiles={addFiles} />
+            <IconButton label="Version history" onClick={() => (historyOf.value = note.id)}>
+              <History size={18} />
+            </IconButton>
           </>
         )}
         <NoteActions notes={[note]} withPin={false} />

@@ -7,8 +7,10 @@ import { setPinned, toggleSelected, updateNotes } from '../app/actions.js';
 import { editing, focused, selection } from '../app/state.js';
 import { setItemChecked } from '../model/checklist.js';
 import type { LocalNote } from '../sync/index.js';
+import { ConflictBadge } from './Conflicts.js';
 import { IconButton } from './IconButton.js';
 import { NoteActions, PinButton } from './NoteActions.js';
+import { NoteImages } from './NoteImages.js';
 import { NoteText, noteName } from './NoteText.js';
 import { CardPeople } from './PeopleDialogs.js';
 
@@ -72,6 +74,8 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
           <PinButton pinned={note.pinned} onClick={() => void setPinned([note.id], !note.pinned)} />
         )}
       </div>
+      <NoteImages note={note} />
+      <ConflictBadge note={note} />
       {note.title && <h3 class="card-title">{note.title}</h3>}
       <NoteText
         note={note}
