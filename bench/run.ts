@@ -31,7 +31,7 @@ import {
   type Scenario,
   type ScenarioContext,
 } from './scenarios.js';
-import { BENCH_PASSWORD, type SeedResult, seedDataDir } from './seed.js';
+import { type SeedResult, seedDataDir } from './seed.js';
 import { runWeb, webTable } from './web.js';
 
 const SEED = 20261121;

@@ -90,12 +90,33 @@ describe('people and sharing', { skip }, () => {
     await eventually(async () =>
       assert.equal(await ownerPage.getByRole('status').first().textContent(), 'All saved'),
     );
+    // The list the dialog asks for on opening (still empty) is answered only after the add has
+    // been: a stale answer must not take Ada off the list again.
+    const added = ownerPage.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith('/collaborators'),
+    );
+    let heldListDone: Promise<unknown> | undefined;
+    await ownerPage.route('**/api/notes/*/collaborators', async (route) => {
+      if (route.request().method() !== 'GET' || heldListDone) return route.continue();
+      heldListDone = ownerPage.waitForEvent('requestfinished', (request) => request === route.request());
+      const response = await route.fetch();
+      await added;
+      await route.fulfill({ response });
+    });
     await card(ownerPage, 'Plans').click({ position: { x: 12, y: 6 } });
     await editor(ownerPage).getByRole('button', { name: 'Collaborators' }).click();
     const dialog = ownerPage.getByRole('dialog', { name: 'Collaborators' });
     await dialog.getByRole('searchbox', { name: 'Find people' }).fill('lovel');
     await dialog.getByRole('button', { name: 'Add Ada Lovelace' }).click();
-    await dialog.getByRole('button', { name: 'Remove Ada Lovelace' }).waitFor();
+    await added;
+    assert.ok(heldListDone, 'the dialog asked for the list on opening');
+    await heldListDone;
+    // Two frames: the app has read the held answer and rendered what it made of it.
+    await ownerPage.evaluate(
+      () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+    );
+    assert.equal(await dialog.getByRole('button', { name: 'Remove Ada Lovelace' }).count(), 1);
+    await ownerPage.unroute('**/api/notes/*/collaborators');
     assert.deepEqual(await seriousViolations(ownerPage), []);
     const plans = (await allNotes(owner)).find((note) => note.title === 'Plans')!;
     const collaborators = await owner.get(`/api/notes/${plans.id}/collaborators`);

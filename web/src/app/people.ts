@@ -27,7 +27,14 @@ export function reloadPeople(): void {
   people.value = stored();
 }
 
+/**
+ * Note id → how many times its list was set. A GET sent before an add or remove can be answered
+ * after it; an answer to a request older than the last change is stale and must not undo it.
+ */
+const changes = new Map<string, number>();
+
 export function setPeople(noteId: string, collaborators: Collaborator[]): void {
+  changes.set(noteId, (changes.get(noteId) ?? 0) + 1);
   const next = { ...people.value };
   if (collaborators.length > 0) next[noteId] = collaborators;
   else delete next[noteId];
@@ -37,8 +44,10 @@ export function setPeople(noteId: string, collaborators: Collaborator[]): void {
 
 /** Asks the server; offline or refused (no longer shared), the last answer stays. */
 export async function refreshPeople(noteId: string): Promise<Collaborator[] | null> {
+  const changesBefore = changes.get(noteId) ?? 0;
   try {
     const collaborators = await fetchCollaborators(noteId);
+    if ((changes.get(noteId) ?? 0) !== changesBefore) return people.value[noteId] ?? [];
     setPeople(noteId, collaborators);
     return collaborators;
   } catch {
