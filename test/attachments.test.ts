@@ -186,6 +186,45 @@ describe('POST /api/notes/:id/attachments', () => {
     assert.deepEqual([metadata.width, metadata.height], [50, 200]);
   });
 
+  it('reports the size an image is shown at: upright by EXIF orientation, one frame of an animation', async () => {
+    const note = await newNote(owner);
+    const plain = await attach(owner, note.id, await image('png', 320, 160), 'wide.png');
+    assert.deepEqual([plain.width, plain.height], [320, 160]);
+    const sideways = await sharp({ create: { width: 400, height: 100, channels: 3, background: '#a33' } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+    const portrait = await attach(owner, note.id, sideways, 'portrait.jpg');
+    assert.deepEqual([portrait.width, portrait.height], [100, 400]);
+    // Frames that differ: the GIF encoder folds identical ones into one.
+    const frames = await Promise.all(
+      ['#a33', '#3a3', '#33a'].map((background) =>
+        sharp({ create: { width: 40, height: 30, channels: 3, background } })
+          .png()
+          .toBuffer(),
+      ),
+    );
+    const animation = await sharp(frames, { join: { animated: true } })
+      .gif()
+      .toBuffer();
+    assert.equal((await sharp(animation).metadata()).pages, 3);
+    const animated = await attach(owner, note.id, animation, 'moving.gif');
+    assert.deepEqual([animated.width, animated.height], [40, 30]);
+    // The same numbers wherever the attachment is shown: listed, in the note, in its public page's JSON.
+    const listed = await owner.get(`/api/notes/${note.id}/attachments`);
+    assert.deepEqual(listed.body, [plain, portrait, animated]);
+    const shared = await owner.post(`/api/notes/${note.id}/share`);
+    const page = await clientOf(server).get(`/api/shared/${shared.body.token}`);
+    assert.deepEqual(
+      page.body.attachments.map((a: any) => [a.width, a.height]),
+      [
+        [320, 160],
+        [100, 400],
+        [40, 30],
+      ],
+    );
+  });
+
   it('stores a valid client thumbnail as sent (D-ATT-2)', async () => {
     const note = await newNote(owner);
     const thumbnail = await image('webp', 180, 90);

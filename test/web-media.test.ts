@@ -113,6 +113,18 @@ describe('images', { skip }, () => {
 
   const editor = () => page.getByRole('dialog');
 
+  /** A note with an image, made through the API as another device of the owner would. */
+  async function noteWithImageFromElsewhere(content: string, image: Buffer, name: string): Promise<void> {
+    const note = (await owner.post<ServerNote>('/api/notes', { content })).body;
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(image)], { type: 'image/png' }), name);
+    const upload = await fetchAs(owner)(`${server.url}/api/notes/${note.id}/attachments`, {
+      method: 'POST',
+      body: form,
+    });
+    assert.equal(upload.status, 201);
+  }
+
   it('adds an image with "Add image", with a WebP thumbnail the browser made (a card to look at)', async () => {
     await compose(page, 'Beach day');
     await card(page, 'Beach day').click();
@@ -197,14 +209,7 @@ describe('images', { skip }, () => {
   });
 
   it('shows a thumbnail it has kept with the network gone, after a reload', async () => {
-    const note = (await owner.post<ServerNote>('/api/notes', { content: 'From elsewhere' })).body;
-    const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(red)], { type: 'image/png' }), 'elsewhere.png');
-    const upload = await fetchAs(owner)(`${server.url}/api/notes/${note.id}/attachments`, {
-      method: 'POST',
-      body: form,
-    });
-    assert.equal(upload.status, 201);
+    await noteWithImageFromElsewhere('From elsewhere', red, 'elsewhere.png');
     await focus(page);
     await showsImage(card(page, 'From elsewhere'), 'elsewhere.png');
 
@@ -213,6 +218,36 @@ describe('images', { skip }, () => {
     const src = await showsImage(card(page, 'From elsewhere'), 'elsewhere.png');
     assert.match(src, /^blob:/);
     await context.setOffline(false);
+  });
+
+  it("sizes a card's image by its own ratio before it loads: nothing moves when it arrives", async () => {
+    const tall = await sharp({ create: { width: 300, height: 600, channels: 3, background: '#0050e0' } })
+      .png()
+      .toBuffer();
+    await noteWithImageFromElsewhere('Portrait', tall, 'tall.png');
+    // The image's files are held back until the box has been measured.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const isFile = (url: URL) =>
+      url.pathname.endsWith('/attachments') && url.searchParams.has('attachmentId');
+    await context.route(isFile, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await focus(page);
+    const figure = card(page, 'Portrait').locator('figure.note-image');
+    await figure.waitFor();
+    assert.equal(await figure.getByRole('img').count(), 0, 'the image is not there yet');
+    const before = (await figure.boundingBox())!;
+    assert.ok(
+      Math.abs(before.width / before.height - 1 / 2) < 0.02,
+      `a 1:2 box (${before.width}×${before.height})`,
+    );
+    release();
+    await showsImage(card(page, 'Portrait'), 'tall.png');
+    const after = (await figure.boundingBox())!;
+    assert.deepEqual([after.width, after.height], [before.width, before.height]);
+    await context.unroute(isFile);
   });
 
   it('queues an image while the server is stopped, shows it throughout and across a reload, and lands it after a restart', async () => {

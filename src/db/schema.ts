@@ -77,6 +77,9 @@ export interface AttachmentsTable {
   sha256: string;
   /** Bytes of the stored thumbnail, counted in the owner's storage usage (migration 0008). */
   thumbnail_size: Generated<number>;
+  /** The image's size in pixels as shown (migration 0011); NULL for images uploaded before. */
+  width: number | null;
+  height: number | null;
 }
 
 /**

@@ -9,6 +9,7 @@ import * as searchPrefixIndex from './0007_search_prefix_index.js';
 import * as storageUsage from './0008_storage_usage.js';
 import * as noteRevisions from './0009_note_revisions.js';
 import * as attachmentObjects from './0010_attachment_objects.js';
+import * as attachmentDimensions from './0011_attachment_dimensions.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0008_storage_usage': storageUsage,
   '0009_note_revisions': noteRevisions,
   '0010_attachment_objects': attachmentObjects,
+  '0011_attachment_dimensions': attachmentDimensions,
 };
 
 /**

@@ -84,15 +84,26 @@ async function decode<T>(file: string, maxPixels: number, use: (image: Sharp) =>
 }
 
 /**
+ * The size an image is shown at: EXIF orientation applied (a portrait photo stored sideways is
+ * taller than wide), and one frame of an animation.
+ */
+function shownSize(metadata: Metadata): { width: number; height: number } {
+  const frame = { width: metadata.width, height: frameHeight(metadata) };
+  const turned = (metadata.orientation ?? 1) >= 5; // EXIF 5 to 8 turn the image a quarter
+  return turned ? { width: frame.height, height: frame.width } : frame;
+}
+
+/**
  * Recognises an uploaded image by its bytes (D-ATT-1) and decodes it whole into a WebP
  * thumbnail (D-ATT-2: at most 200 px on the longer side, EXIF orientation applied, never
  * upscaled; the first frame of an animation). Decoding everything is also what catches a
  * corrupt or truncated file whose header alone looks fine. Over `maxPixels`: 413, undecoded.
+ * Also gives the size the image is shown at, for clients to size it before it loads.
  */
 export async function readImage(
   file: string,
   maxPixels: number,
-): Promise<{ mimeType: string; thumbnail: Buffer }> {
+): Promise<{ mimeType: string; thumbnail: Buffer; width: number; height: number }> {
   const metadata = await metadataOf(file);
   const mimeType = metadata ? acceptedType(metadata) : null;
   if (!metadata || !mimeType)
@@ -106,7 +117,7 @@ export async function readImage(
         .webp({ quality: 80 })
         .toBuffer(),
     );
-    return { mimeType, thumbnail };
+    return { mimeType, thumbnail, ...shownSize(metadata) };
   } catch {
     throw errors.invalidFile('The image is corrupt or truncated');
   }

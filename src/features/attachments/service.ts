@@ -172,6 +172,8 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
               created_at: now,
               sha256: file.sha256,
               thumbnail_size: thumbnailFile.size,
+              width: image.width,
+              height: image.height,
             });
             await bumpNoteVersion(trx, note, now); // D-NOTE-3, D-ATT-5
             return inserted;

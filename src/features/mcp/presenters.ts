@@ -17,6 +17,8 @@ export const AttachmentOut = z.object({
   mimeType: z.string(),
   size: z.number().int(),
   thumbnailPath: z.string().nullable(),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
   createdAt: z.string(),
 });
 

@@ -16,6 +16,8 @@ export function attachmentView(row: AttachmentRow): Attachment {
     mimeType: row.mime_type,
     size: row.size,
     thumbnailPath: row.thumbnail_path,
+    width: row.width,
+    height: row.height,
     createdAt: iso(row.created_at),
   };
 }

@@ -36,6 +36,13 @@ export const Attachment = Type.Object(
     mimeType: Type.String(),
     size: Type.Integer(),
     thumbnailPath: Type.Union([Type.String(), Type.Null()]),
+    width: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Pixels wide as shown (EXIF orientation applied); null for an image stored before the server measured them',
+    }),
+    height: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Pixels high as shown; null when width is',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { $id: 'Attachment', title: 'Attachment' },

@@ -155,7 +155,8 @@ function relationColumns(noteId: string): string {
        JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ${noteId}) AS tag_names,
      (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
          'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
-         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size,
+         'width', a.width, 'height', a.height)
          ORDER BY a.created_at, a.id)
        FROM attachments a WHERE a.note_id = ${noteId}) AS attachments_json`;
 }

@@ -13,7 +13,8 @@ export type ShareLink = Static<typeof ShareLink>;
 /** An attachment as the public sees it: no server path, no noteId. */
 export const PublicAttachment = Type.Object(
   {
-    ...Type.Pick(Attachment, ['id', 'filename', 'mimeType', 'size', 'createdAt']).properties,
+    ...Type.Pick(Attachment, ['id', 'filename', 'mimeType', 'size', 'width', 'height', 'createdAt'])
+      .properties,
     featured: Type.Boolean({ description: "True for the note's first attachment by createdAt (D-SHARE-3)" }),
   },
   { $id: 'PublicAttachment', title: 'PublicAttachment' },

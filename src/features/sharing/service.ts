@@ -52,6 +52,8 @@ function publicView(note: NoteRow, attachments: readonly AttachmentRow[]): Share
         filename: a.filename,
         mimeType: a.mime_type,
         size: a.size,
+        width: a.width,
+        height: a.height,
         featured: index === 0,
         createdAt: iso(a.created_at),
       })),

@@ -15,9 +15,9 @@ import { IconButton } from './IconButton.js';
 
 /**
  * A note's images above its text: thumbnails on a card, larger with "Delete image" in the editor.
- * The API gives no image dimensions, so an image on the server gets a fixed-ratio box (cropped to
- * fit) and one still on the device its own ratio: either way the box is sized before the image
- * loads, and nothing moves when it does.
+ * Each box is sized before its image loads, so nothing moves when it does: by the image's own
+ * ratio (the server's width and height, or the file's on this device), else 4:3 (the
+ * stylesheet's) for an image stored before the server measured them.
  */
 export function NoteImages({ note, large = false }: { note: LocalNote; large?: boolean }) {
   const queued = queuedImages(note);
@@ -34,6 +34,15 @@ export function NoteImages({ note, large = false }: { note: LocalNote; large?: b
   );
 }
 
+/** Between 1:2 and 3:1: a long screenshot or panorama is cropped to fit rather than a strip. */
+const MIN_RATIO = 1 / 2;
+const MAX_RATIO = 3;
+
+function boxStyle(width: number | null | undefined, height: number | null | undefined) {
+  if (!width || !height) return undefined;
+  return { aspectRatio: String(Math.min(Math.max(width / height, MIN_RATIO), MAX_RATIO)) };
+}
+
 function ServerImage({
   note,
   attachment,
@@ -46,7 +55,7 @@ function ServerImage({
   const url = useAttachmentUrl(note.id, attachment.id, 'thumbnail');
   const image = url ? <img src={url} alt={attachment.filename} /> : <span class="image-placeholder" />;
   return (
-    <figure class="note-image">
+    <figure class="note-image" style={boxStyle(attachment.width, attachment.height)}>
       {large ? (
         // On a card a click opens the editor; in the editor it opens the viewer.
         <button
@@ -78,9 +87,8 @@ function ServerImage({
 
 function QueuedImage({ upload, large }: { upload: QueuedUpload; large: boolean }) {
   const url = useBlobUrl(upload.thumbnail ?? upload.file);
-  const ratio = upload.width && upload.height ? `${upload.width} / ${upload.height}` : undefined;
   return (
-    <figure class="note-image queued" style={ratio ? { aspectRatio: ratio } : undefined}>
+    <figure class="note-image queued" style={boxStyle(upload.width, upload.height)}>
       {url && <img src={url} alt={upload.filename} width={upload.width} height={upload.height} />}
       {upload.attachmentId === undefined && <span class="visually-hidden">Not uploaded yet</span>}
       {large && upload.attachmentId === undefined && (

@@ -25,6 +25,10 @@ export interface ServerAttachment {
   mimeType: string;
   size: number;
   thumbnailPath: string | null;
+  /** Pixels as shown; null for an image the server stored before it measured them, absent in a
+   * note this device stored before then. */
+  width?: number | null;
+  height?: number | null;
   createdAt: string;
 }
 
