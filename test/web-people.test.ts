@@ -90,17 +90,16 @@ describe('people and sharing', { skip }, () => {
     await eventually(async () =>
       assert.equal(await ownerPage.getByRole('status').first().textContent(), 'All saved'),
     );
-    // The list the dialog asks for on opening (still empty) is answered only after the add has
-    // been: a stale answer must not take Ada off the list again.
-    const added = ownerPage.waitForResponse(
-      (response) => response.request().method() === 'POST' && response.url().endsWith('/collaborators'),
-    );
+    // The list the app asks for when the note opens (still empty) is answered only once the add
+    // shows: that stale answer must not take Ada off the list again.
+    let releaseHeld!: () => void;
+    const held = new Promise<void>((resolve) => (releaseHeld = resolve));
     let heldListDone: Promise<unknown> | undefined;
     await ownerPage.route('**/api/notes/*/collaborators', async (route) => {
       if (route.request().method() !== 'GET' || heldListDone) return route.continue();
       heldListDone = ownerPage.waitForEvent('requestfinished', (request) => request === route.request());
       const response = await route.fetch();
-      await added;
+      await held;
       await route.fulfill({ response });
     });
     await card(ownerPage, 'Plans').click({ position: { x: 12, y: 6 } });
@@ -108,14 +107,20 @@ describe('people and sharing', { skip }, () => {
     const dialog = ownerPage.getByRole('dialog', { name: 'Collaborators' });
     await dialog.getByRole('searchbox', { name: 'Find people' }).fill('lovel');
     await dialog.getByRole('button', { name: 'Add Ada Lovelace' }).click();
-    await added;
-    assert.ok(heldListDone, 'the dialog asked for the list on opening');
+    await dialog.getByRole('button', { name: 'Remove Ada Lovelace' }).waitFor();
+    assert.ok(heldListDone, 'the app asked for the list when the note opened');
+    releaseHeld();
     await heldListDone;
-    // Two frames: the app has read the held answer and rendered what it made of it.
-    await ownerPage.evaluate(
-      () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
-    );
-    assert.equal(await dialog.getByRole('button', { name: 'Remove Ada Lovelace' }).count(), 1);
+    // The held answer has arrived; over the next 20 frames the app reads it, and Ada stays.
+    const framesWithAda = await ownerPage.evaluate(async () => {
+      let seen = 0;
+      for (let frame = 0; frame < 20; frame++) {
+        await new Promise(requestAnimationFrame);
+        if (document.querySelector('dialog [aria-label="Remove Ada Lovelace"]')) seen++;
+      }
+      return seen;
+    });
+    assert.equal(framesWithAda, 20);
     await ownerPage.unroute('**/api/notes/*/collaborators');
     assert.deepEqual(await seriousViolations(ownerPage), []);
     const plans = (await allNotes(owner)).find((note) => note.title === 'Plans')!;

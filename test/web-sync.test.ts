@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_CHANGES_PER_PUSH } from '../web/src/sync/engine.js';
-import type { SyncEngine, SyncNotice } from '../web/src/sync/index.js';
+import type { ServerNote, SyncEngine, SyncNotice } from '../web/src/sync/index.js';
 import { createUserClient, OWNER_PASSWORD, type TestClient } from './helpers/client.js';
 import { ManualClock, useOwner, useServer } from './helpers/server.js';
 import { pullAll, share } from './helpers/sync.js';
@@ -196,6 +196,58 @@ describe('web sync engine: outbox and push', () => {
     await assertConverged(device.engine, owner);
     await device.engine.close();
     await laptop.engine.close();
+  });
+
+  it('a note made on this device stays shown from its acknowledgement to the pull (an open editor stays open)', async () => {
+    const userId = await userIdOf(owner);
+    const online = fetchAs(owner);
+    let cut = false;
+    // The network goes between the push's answer and the pull that follows it.
+    const options = {
+      fetch: async (input: string | URL | Request, init?: RequestInit) => {
+        if (cut) throw new TypeError('Failed to fetch');
+        const response = await online(input, init);
+        if (init?.method === 'POST') cut = true;
+        return response;
+      },
+    };
+    const device = await openDevice(owner, userId, options);
+    const note = await device.engine.create({ title: 'Bakery', content: 'Milk #shopping' });
+    await device.engine.update(note.id, { color: 'sage' });
+    const missing: string[] = [];
+    device.engine.subscribe(() => {
+      if (!device.engine.notes().has(note.id)) missing.push(device.engine.status().phase);
+    });
+    await device.engine.syncNow();
+    assert.equal(device.engine.status().phase, 'offline');
+    assert.equal(device.engine.status().waiting, 0, 'the create was acknowledged');
+    assert.deepEqual(missing, [], 'the note never left the screen');
+    const shown = device.engine.notes().get(note.id)!;
+    const { body: onServer } = await owner.get<ServerNote>(`/api/notes/${note.id}`);
+    const fields = (each: ServerNote) => [
+      each.title,
+      each.content,
+      each.color,
+      each.tags,
+      each.ownerId,
+      each.version,
+    ];
+    assert.deepEqual(fields(shown), fields(onServer));
+    assert.equal(shown.pending, false);
+    // Kept on the device as well: a reload before the pull shows it too, and edits build on it.
+    await device.engine.close();
+    const reloaded = await openDevice(owner, userId, { ...options, indexedDB: device.indexedDB });
+    assert.equal(reloaded.engine.notes().get(note.id)?.title, 'Bakery');
+    await reloaded.engine.update(note.id, { content: 'Milk #shopping\nBread' });
+    cut = false;
+    await reloaded.engine.syncNow(); // pull, push (the network goes again), pull refused
+    cut = false;
+    await reloaded.engine.syncNow(); // the pull that brings the server's copy
+    assert.equal(reloaded.engine.notes().get(note.id)?.content, 'Milk #shopping\nBread');
+    await assertConverged(reloaded.engine, owner);
+    const { body: notes } = await owner.get<ServerNote[]>('/api/notes');
+    assert.equal(notes.filter((each) => each.title.startsWith('Bakery')).length, 1, 'no conflict copy');
+    await reloaded.engine.close();
   });
 
   it(`pushes at most ${MAX_CHANGES_PER_PUSH} changes per request`, async () => {

@@ -18,6 +18,7 @@ import {
 } from './database.js';
 import {
   acknowledge,
+  acknowledgedCopy,
   applyEdit,
   carriesText,
   changesOf,
@@ -495,9 +496,15 @@ class LocalSyncEngine implements SyncEngine {
       batch.map(({ entry }) => entry.noteId),
       async (_tx, states, notices) => {
         const gone = new Set<string>();
+        /** Notes created by this batch → the version the server gave their last change. */
+        const created = new Map<string, number>();
         for (const [index, { change }] of batch.entries()) {
           const result = results[index];
           if (!result || gone.has(change.noteId)) continue;
+          if (result.status === 'applied' && result.version !== undefined) {
+            if (change.operation === 'create' || created.has(change.noteId))
+              created.set(change.noteId, result.version);
+          }
           if (result.conflictCopyId && !notices.some((notice) => notice.noteId === result.conflictCopyId))
             notices.push({
               kind: 'conflictCopy',
@@ -515,7 +522,12 @@ class LocalSyncEngine implements SyncEngine {
         }
         for (const [id, state] of states) {
           const entries = state.entries.filter((entry) => !sent.has(entry.seq));
-          if (entries.length !== state.entries.length) states.set(id, { ...state, entries });
+          const version = created.get(id);
+          if (!state.server && version !== undefined) {
+            const acknowledged = state.entries.filter((entry) => sent.has(entry.seq));
+            const server = acknowledgedCopy(acknowledged, this.ownerId, version);
+            states.set(id, { ...state, entries, ...(server && { server }) });
+          } else if (entries.length !== state.entries.length) states.set(id, { ...state, entries });
         }
       },
     );

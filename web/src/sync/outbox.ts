@@ -232,6 +232,23 @@ export function pulled(state: NoteState, server: ServerNote, now: number): NoteS
   return { server, entries, acks: acksNewerThan(state.acks, server.version) };
 }
 
+/**
+ * The copy of a note this device created, as the server has it after applying `sent` (its
+ * acknowledged entries, the create among them) at `version`, until a pull brings the server's
+ * own. Without a copy, a note with no entries left would vanish from the screen between the
+ * acknowledgement and that pull (closing the editor open on it), or until the next pull offline.
+ */
+export function acknowledgedCopy(
+  sent: OutboxEntry[],
+  ownerId: number,
+  version: number,
+): ServerNote | undefined {
+  const view = localView({ entries: sent }, ownerId);
+  if (!view) return undefined;
+  const { pending: _pending, ...note } = view;
+  return { ...note, version };
+}
+
 /** The acknowledgements a server copy at `version` does not hold yet; undefined when none. */
 function acksNewerThan(acks: NoteAcks | undefined, version: number): NoteAcks | undefined {
   if (!acks) return undefined;
