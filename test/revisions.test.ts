@@ -202,11 +202,12 @@ describe('migration 0009_note_revisions', sqliteOnly, () => {
     const note = (await owner.post('/api/notes', { title: 'Old', content: 'before revisions' })).body;
     await owner.patch(`/api/notes/${note.id}`, { content: 'current text' });
     await first.close({ keepData: true });
-    // Back to the database as it was before this migration.
+    // Back to the database as it was before this migration (and the later ones: 0010 does
+    // nothing on SQLite, 0011 added the attachments' width and height).
     const sqlite = new SQLite(path.join(first.dataDir, 'notes.db'));
-    sqlite.exec(
-      "DROP TABLE note_revisions; DELETE FROM kysely_migration WHERE name >= '0009_note_revisions'",
-    );
+    sqlite.exec(`DROP TABLE note_revisions;
+      ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height;
+      DELETE FROM kysely_migration WHERE name >= '0009_note_revisions'`);
     sqlite.close();
 
     const second = await startServer({ dataDir: first.dataDir });

@@ -33,7 +33,8 @@ SELECT (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags n
        JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = @noteId) AS tag_names,
      (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
          'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
-         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size,
+         'width', a.width, 'height', a.height)
          ORDER BY a.created_at, a.id)
        FROM attachments a WHERE a.note_id = @noteId) AS attachments_json;
 
@@ -46,7 +47,8 @@ SELECT n.*,
        JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = n.id) AS tag_names,
      (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
          'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
-         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size,
+         'width', a.width, 'height', a.height)
          ORDER BY a.created_at, a.id)
        FROM attachments a WHERE a.note_id = n.id) AS attachments_json
    FROM notes n WHERE n.id = @noteId;
@@ -67,7 +69,8 @@ SELECT (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags n
        JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = @noteId) AS tag_names,
      (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
          'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
-         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size)
+         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size,
+         'width', a.width, 'height', a.height)
          ORDER BY a.created_at, a.id)
        FROM attachments a WHERE a.note_id = @noteId) AS attachments_json;
 
@@ -130,7 +133,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
-insert into "attachments" ("id", "note_id", "filename", "mime_type", "size", "thumbnail_path", "created_at", "sha256", "thumbnail_size") values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+insert into "attachments" ("id", "note_id", "filename", "mime_type", "size", "thumbnail_path", "created_at", "sha256", "thumbnail_size", "width", "height") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
 update "notes" set "version" = ?, "updated_at" = ? where "id" = ? returning *;
 commit;
 
