@@ -1,7 +1,7 @@
 // `npm start` and `npm test`: build only what is older than its sources, so a start takes a
-// second, and a production install (`npm ci --omit=dev`, no TypeScript or Vite) starts from the
-// dist/ it shipped with. Two outputs: the server (tsc → dist/main.js) and the web app
-// (Vite → dist/web, docs/decisions/0013-web-app.md).
+// second, and a production install (`npm ci --omit=dev`, no esbuild or Vite) starts from the
+// dist/ it shipped with. Two outputs: the server (esbuild → dist/main.js, scripts/bundle.mjs)
+// and the web app (Vite → dist/web, docs/decisions/0013-web-app.md).
 //   node scripts/build-if-stale.mjs [repository] [--web]   (--web: only the web app, for npm test)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -17,12 +17,12 @@ const TARGETS = [
   {
     name: 'server',
     output: 'dist/main.js',
-    inputs: ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'],
-    tool: 'TypeScript',
-    package: 'typescript',
-    bin: 'bin/tsc',
-    args: ['-p', path.join(root, 'tsconfig.build.json')],
-    message: 'Compiling TypeScript (sources changed since the last build)…',
+    inputs: ['src', 'tsconfig.json', 'package.json'],
+    tool: 'esbuild',
+    package: 'esbuild',
+    // Run with the repository as its argument; the package above is what it needs.
+    script: 'scripts/bundle.mjs',
+    message: 'Bundling the server (sources changed since the last build)…',
   },
   {
     name: 'web',
@@ -59,11 +59,13 @@ for (const target of TARGETS) {
   const inputs = target.inputs.map((p) => path.join(root, p)).filter((p) => existsSync(p));
   if (Math.max(...inputs.map(newestChange)) <= builtAt(output)) continue;
 
-  let bin;
+  let command;
   try {
     // Through package.json: Vite's exports map does not list its bin.
     const manifest = createRequire(path.join(root, 'package.json')).resolve(`${target.package}/package.json`);
-    bin = path.join(path.dirname(manifest), target.bin);
+    command = target.script
+      ? [path.join(import.meta.dirname, '..', target.script), root]
+      : [path.join(path.dirname(manifest), target.bin), ...target.args];
   } catch {
     console.error(
       builtAt(output) < 0
@@ -73,6 +75,6 @@ for (const target of TARGETS) {
     process.exit(1);
   }
   console.error(target.message);
-  const result = spawnSync(process.execPath, [bin, ...target.args], { stdio: 'inherit', cwd: root });
+  const result = spawnSync(process.execPath, command, { stdio: 'inherit', cwd: root });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { SERVER_BUNDLE_OPTIONS } from '../scripts/bundle.mjs';
 
 // The browser tests serve the web app's bundle (dist/web): built here when web/ changed.
 const web = spawnSync(process.execPath, ['scripts/build-if-stale.mjs', '--web'], { stdio: 'inherit' });
@@ -26,39 +27,18 @@ const testFiles = fs
 
 fs.rmSync(OUT_DIR, { recursive: true, force: true });
 await build({
+  ...SERVER_BUNDLE_OPTIONS,
   entryPoints: [...testFiles, 'src/main.ts'],
   outdir: OUT_DIR,
   outbase: '.',
-  bundle: true,
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  sourcesContent: false,
-  // Native addons, and packages that read their own files from disk, load from node_modules.
-  // So does @fastify/cookie: it import()s the CommonJS `cookie`, which a split bundle would
-  // turn into a chunk with only a default export (no stringifySetCookie: every login a 500);
-  // ioredis likewise (import()ed when REDIS_URL is set: no named Redis export).
   // The OpenAPI test's tools (the TypeScript compiler reads __filename) stay out of it too.
   external: [
-    'better-sqlite3',
-    'sharp',
-    '@fastify/swagger-ui',
+    ...SERVER_BUNDLE_OPTIONS.external,
     'playwright-core',
-    '@fastify/cookie',
-    'ioredis',
     'typescript',
     'openapi-typescript',
     '@redocly/openapi-core',
   ],
-  // Bundled CommonJS packages call require(); give the ES module output one.
-  banner: {
-    // Aliased: bundled sources may import createRequire themselves (src/db/checkpointer.ts).
-    js: "import { createRequire as __bannerRequire } from 'node:module'; const require = __bannerRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
 });
 // src/version.ts reads ../package.json from its file (test/ or chunks/ here); the copy also
 // marks the output as ES modules.

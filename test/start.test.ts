@@ -8,13 +8,12 @@ import { tempDataDir } from './helpers/server.js';
 const SCRIPT = path.resolve('scripts/build-if-stale.mjs');
 
 /**
- * A folder laid out like the repository after `npm prune --omit=dev`: sources, tsconfig files,
- * package.json, maybe a dist/, and no TypeScript to compile with.
+ * A folder laid out like the repository after `npm prune --omit=dev`: sources, tsconfig.json,
+ * package.json, maybe a dist/, and no esbuild to bundle with.
  */
 function productionCopy(options: { built: 'fresh' | 'stale' | 'missing' }): string {
   const root = tempDataDir();
-  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json'])
-    fs.writeFileSync(path.join(root, file), '{}');
+  for (const file of ['package.json', 'tsconfig.json']) fs.writeFileSync(path.join(root, file), '{}');
   fs.mkdirSync(path.join(root, 'src'));
   fs.writeFileSync(path.join(root, 'src', 'main.ts'), 'export {};');
   if (options.built !== 'missing') {
@@ -31,22 +30,22 @@ function productionCopy(options: { built: 'fresh' | 'stale' | 'missing' }): stri
 const run = (root: string) => spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
 
 describe('npm start compiles only when the sources changed (scripts/build-if-stale.mjs)', () => {
-  it('starts from dist/ at once when it is newer than every source, TypeScript or not', () => {
+  it('starts from dist/ at once when it is newer than every source, esbuild or not', () => {
     const result = run(productionCopy({ built: 'fresh' }));
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stderr, '');
   });
 
-  it('compiles when a source is newer, and says what to do when TypeScript is not installed', () => {
+  it('bundles when a source is newer, and says what to do when esbuild is not installed', () => {
     const stale = run(productionCopy({ built: 'stale' }));
     assert.equal(stale.status, 1);
     assert.match(
       stale.stderr,
-      /sources are newer than dist\/ and TypeScript is not installed: run `npm install`/,
+      /sources are newer than dist\/ and esbuild is not installed: run `npm install`/,
     );
     const missing = run(productionCopy({ built: 'missing' }));
     assert.equal(missing.status, 1);
-    assert.match(missing.stderr, /dist\/ is missing and TypeScript is not installed/);
+    assert.match(missing.stderr, /dist\/ is missing and esbuild is not installed/);
   });
 
   it('builds the web app when web/ is newer than dist/web, and only that with --web', () => {

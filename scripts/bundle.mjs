@@ -1,0 +1,51 @@
+/**
+ * The esbuild settings of the server's bundles: the one `npm start` runs (dist/main.js, built by
+ * `node scripts/bundle.mjs [repository]`) and the test build's (test/build.mjs). One bundle
+ * instead of ~1,000 modules: resolving and reading them cost the server about a second of its
+ * start-up and ~20 MiB of memory (docs/decisions/0024-server-bundle.md). esbuild only strips
+ * types; `npm run typecheck` (and `npm run build`, first) checks them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const SERVER_BUNDLE_OPTIONS = {
+  bundle: true,
+  // Code reached only through import() (the MCP SDK, prom-client...) goes to chunks, loaded
+  // when first used, as without a bundle.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  sourcesContent: false,
+  logLevel: 'warning',
+  // Native addons, and packages that read their own files from disk, load from node_modules.
+  // So does @fastify/cookie: it import()s the CommonJS `cookie`, which a split bundle would
+  // turn into a chunk with only a default export (no stringifySetCookie: every login a 500);
+  // ioredis likewise (import()ed when REDIS_URL is set: no named Redis export).
+  external: ['better-sqlite3', 'sharp', '@fastify/swagger-ui', '@fastify/cookie', 'ioredis'],
+  // Bundled CommonJS packages call require(); give the ES module output one.
+  banner: {
+    // Aliased: bundled sources may import createRequire themselves (src/db/checkpointer.ts).
+    js: "import { createRequire as __bannerRequire } from 'node:module'; const require = __bannerRequire(import.meta.url);",
+  },
+};
+
+/** Bundles src/main.ts of `root` into dist/main.js (and dist/chunks/), replacing the last build. */
+export async function bundleServer(root) {
+  const { build } = await import('esbuild');
+  const dist = path.join(root, 'dist');
+  fs.rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
+  await build({
+    ...SERVER_BUNDLE_OPTIONS,
+    absWorkingDir: root,
+    entryPoints: ['src/main.ts'],
+    outdir: dist,
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await bundleServer(path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..')));
+}
