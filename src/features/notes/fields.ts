@@ -2,6 +2,7 @@
  * The field model of a note: the fields a client sets (NoteInput), their columns and defaults,
  * and the per-field history (stamp and version) that sync merges by (D-SYNC-5, D-SYNC-8).
  */
+import { NOTE_DEFAULTS as SHARED_NOTE_DEFAULTS } from '../../shared/noteDefaults.js';
 import type { NoteInput } from './schemas.js';
 import type { NoteRow } from './store.js';
 
@@ -20,16 +21,7 @@ export type NoteField = keyof typeof NOTE_FIELDS;
 export type NoteFields = Required<Omit<NoteInput, 'id'>>;
 export const NOTE_FIELD_NAMES = Object.keys(NOTE_FIELDS) as NoteField[];
 
-export const NOTE_DEFAULTS: NoteFields = {
-  title: '',
-  content: '',
-  color: 'default',
-  pinned: false,
-  archived: false,
-  trashed: false,
-  checklistMode: false,
-  sortOrder: 0,
-}; // D-NOTE-1
+export const NOTE_DEFAULTS: NoteFields = SHARED_NOTE_DEFAULTS; // D-NOTE-1
 
 /** When and at which version each field last changed (D-SYNC-5, D-SYNC-8); see migration 0003. */
 export interface FieldHistory {

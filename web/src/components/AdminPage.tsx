@@ -2,11 +2,11 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { createUser, deleteUser, fetchUsers, type User } from '../app/api.js';
-import { Modal, messageOf } from './Modal.js';
+import { Modal, messageOf, useAttempt } from './Modal.js';
 
 export function AdminPage() {
   const users = useSignal<User[]>([]);
-  const error = useSignal('');
+  const { error, attempt } = useAttempt();
   const removing = useSignal<User | null>(null);
   const reload = () =>
     fetchUsers().then(
@@ -20,12 +20,11 @@ export function AdminPage() {
       <p>Only you, the owner, can add people. There is no sign-up: give them their email and password.</p>
       <form
         class="stack"
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
           const form = event.currentTarget;
           const data = new FormData(form);
-          error.value = '';
-          try {
+          void attempt(async () => {
             await createUser({
               email: String(data.get('email')).trim(),
               displayName: String(data.get('displayName')).trim(),
@@ -33,9 +32,7 @@ export function AdminPage() {
             });
             form.reset();
             await reload();
-          } catch (failure) {
-            error.value = messageOf(failure);
-          }
+          });
         }}
       >
         <h2>Add a user</h2>

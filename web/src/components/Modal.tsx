@@ -1,3 +1,4 @@
+import { useSignal } from '@preact/signals';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 
@@ -42,4 +43,21 @@ export function Modal({ title, onClose, children }: Props) {
 /** A failure's message for the person (the server's D-ERR-1 message when there is one). */
 export function messageOf(failure: unknown): string {
   return failure instanceof Error ? failure.message : String(failure);
+}
+
+/**
+ * An error message to show, and `attempt(action)`: clears the message, runs the action, and on
+ * failure shows its message.
+ */
+export function useAttempt() {
+  const error = useSignal('');
+  const attempt = async (action: () => Promise<void>) => {
+    error.value = '';
+    try {
+      await action();
+    } catch (failure) {
+      error.value = messageOf(failure);
+    }
+  };
+  return { error, attempt };
 }

@@ -16,7 +16,7 @@ import {
 import { initials, isMine, isShared, people, refreshPeople, setPeople } from '../app/people.js';
 import { engine } from '../app/state.js';
 import type { LocalNote } from '../sync/index.js';
-import { Modal, messageOf } from './Modal.js';
+import { Modal, messageOf, useAttempt } from './Modal.js';
 
 /** How long a search waits after the last keystroke. */
 const SEARCH_DELAY_MS = 250;
@@ -55,7 +55,7 @@ export function CollaboratorsDialog({ note, onClose }: { note: LocalNote; onClos
   const collaborators: Collaborator[] = people.value[note.id] ?? [];
   const query = useSignal('');
   const found = useSignal<UserSummary[]>([]);
-  const error = useSignal('');
+  const { error, attempt } = useAttempt();
   useEffect(() => void refreshPeople(note.id), [note.id]);
   useEffect(() => {
     const typed = query.value.trim();
@@ -74,14 +74,6 @@ export function CollaboratorsDialog({ note, onClose }: { note: LocalNote; onClos
     return () => clearTimeout(timer);
   }, [query.value]);
 
-  const attempt = async (action: () => Promise<void>) => {
-    error.value = '';
-    try {
-      await action();
-    } catch (failure) {
-      error.value = messageOf(failure);
-    }
-  };
   const add = (user: UserSummary) =>
     attempt(async () => {
       // A note made on this device reaches the server first.
@@ -183,15 +175,7 @@ export function CollaboratorsDialog({ note, onClose }: { note: LocalNote; onClos
 export function ShareLinkDialog({ note, onClose }: { note: LocalNote; onClose: () => void }) {
   const url = useSignal<string | null>(null);
   const copied = useSignal(false);
-  const error = useSignal('');
-  const attempt = async (action: () => Promise<void>) => {
-    error.value = '';
-    try {
-      await action();
-    } catch (failure) {
-      error.value = messageOf(failure);
-    }
-  };
+  const { error, attempt } = useAttempt();
   return (
     <Modal title="Share link" onClose={onClose}>
       <p>Anyone with the link can read this note, without an account, until you revoke it.</p>

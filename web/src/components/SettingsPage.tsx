@@ -6,7 +6,7 @@ import { currentUser } from '../app/session.js';
 import { engine } from '../app/state.js';
 import { type ImportSummary, uploadImport } from '../app/transfer.js';
 import { mcpConfigs } from '../model/mcpConfig.js';
-import { messageOf } from './Modal.js';
+import { messageOf, useAttempt } from './Modal.js';
 import { SignOutButton } from './SignOut.js';
 
 export function SettingsPage() {
@@ -74,20 +74,16 @@ function Account() {
 function MovingInAndOut() {
   const progress = useSignal<number | null>(null);
   const summary = useSignal<ImportSummary | null>(null);
-  const error = useSignal('');
+  const { error, attempt } = useAttempt();
   const start = async (file: File) => {
-    error.value = '';
     summary.value = null;
     progress.value = 0;
-    try {
+    await attempt(async () => {
       summary.value = await uploadImport(file, (fraction) => (progress.value = fraction));
       // The imported notes come to this device with the next pull.
       await engine.value?.syncNow();
-    } catch (failure) {
-      error.value = messageOf(failure);
-    } finally {
-      progress.value = null;
-    }
+    });
+    progress.value = null;
   };
   return (
     <section aria-labelledby="transfer-heading">
@@ -156,7 +152,7 @@ function ImportResult({ summary }: { summary: ImportSummary }) {
 function ApiKeys() {
   const keys = useSignal<ApiKey[]>([]);
   const created = useSignal<(ApiKey & { key: string }) | null>(null);
-  const error = useSignal('');
+  const { error, attempt } = useAttempt();
   const copied = useSignal('');
   const reload = () =>
     fetchApiKeys().then(
@@ -174,18 +170,15 @@ function ApiKeys() {
       <p>A key lets a program or an AI assistant (MCP) act as you. Keys cannot manage keys.</p>
       <form
         class="stack"
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
           const form = event.currentTarget;
           const data = new FormData(form);
-          error.value = '';
-          try {
+          void attempt(async () => {
             created.value = await createApiKey(String(data.get('name')), data.get('readOnly') === 'on');
             form.reset();
             await reload();
-          } catch (failure) {
-            error.value = messageOf(failure);
-          }
+          });
         }}
       >
         <label class="field">

@@ -1,4 +1,5 @@
 import { extractHashtags } from '../../../src/shared/hashtags.js';
+import { NOTE_DEFAULTS } from '../../../src/shared/noteDefaults.js';
 import { mergeLines } from '../../../src/shared/textMerge.js';
 import type { LocalNote, NoteFields, ServerNote, SyncChange, SyncResult } from './types.js';
 
@@ -269,15 +270,8 @@ export function localView(state: NoteState, ownerId: number): LocalNote | undefi
     : {
         id: first!.noteId,
         ownerId,
-        title: '',
-        content: '',
-        color: 'default',
-        pinned: false,
-        archived: false,
-        trashed: false,
+        ...NOTE_DEFAULTS,
         trashedAt: null,
-        checklistMode: false,
-        sortOrder: 0,
         createdAt: new Date(first!.timestamp).toISOString(),
         updatedAt: new Date(first!.timestamp).toISOString(),
         version: 0,
