@@ -457,6 +457,94 @@ describe('the Keep experience', { skip }, () => {
   });
 });
 
+describe("a card's buttons (built when idle, or at once for the card in use)", { skip }, () => {
+  const server = useServer();
+  let owner: TestClient;
+
+  before(async () => {
+    owner = await setupOwner(server.url);
+    // Five notes: in 1280×800's four columns, the fifth card is below the first.
+    for (const title of ['Fifth', 'Fourth', 'Third', 'Second', 'First'])
+      assert.equal((await owner.post('/api/notes', { title, content: `${title} note` })).status, 201);
+    await owner.post('/api/notes', { title: 'Pinned one', content: 'pinned', pinned: true });
+  });
+
+  /** A page whose idle periods never come, so only pointing, focus and selection build buttons. */
+  async function pageWithoutIdle(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await signedInContext(browser, owner);
+    await context.addInitScript('window.requestIdleCallback = () => 0;');
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByRole('article', { name: 'First', exact: true }).waitFor();
+    return { context, page };
+  }
+
+  it('are built in idle time for every card, with nothing pointed at', async () => {
+    const context = await signedInContext(browser, owner);
+    const page = await context.newPage();
+    await page.goto(server.url);
+    for (const title of ['First', 'Second', 'Fifth'])
+      await page
+        .getByRole('article', { name: title, exact: true })
+        .getByRole('button', { name: 'Archive' })
+        .waitFor({ state: 'attached' });
+    await context.close();
+  });
+
+  it('are built at once for the card pointed at or focused; a pinned note shows its pin without them', async () => {
+    const { context, page } = await pageWithoutIdle();
+    const first = page.getByRole('article', { name: 'First', exact: true });
+    const second = page.getByRole('article', { name: 'Second', exact: true });
+    assert.equal(await first.getByRole('button').count(), 0);
+    assert.deepEqual(
+      await page
+        .getByRole('article', { name: 'Pinned one' })
+        .getByRole('button')
+        .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label'))),
+      ['Unpin'],
+    );
+    await first.hover();
+    await first.getByRole('button', { name: 'Archive' }).waitFor();
+    // Keyboard: the focused card's first button is the next Tab stop.
+    await second.focus();
+    await page.keyboard.press('Tab');
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      'Select note',
+    );
+    assert.equal(await second.getByRole('button', { name: 'Select note' }).count(), 1);
+    await context.close();
+  });
+
+  it('the color palette opens over the card above it, every swatch clickable', async () => {
+    const { context, page } = await pageWithoutIdle();
+    const fifth = page.getByRole('article', { name: 'Fifth', exact: true });
+    await fifth.hover();
+    await fifth.getByRole('button', { name: 'Background options' }).click();
+    const covered = await page
+      .getByRole('group', { name: 'Colors' })
+      .getByRole('button')
+      .evaluateAll((swatches) =>
+        swatches
+          .filter((swatch) => {
+            // Its top edge: a palette clipped by its card loses the top of its first row.
+            const box = swatch.getBoundingClientRect();
+            return document.elementFromPoint(box.x + box.width / 2, box.y + 3) !== swatch;
+          })
+          .map((swatch) => swatch.getAttribute('aria-label')),
+      );
+    assert.deepEqual(covered, []);
+    await page.getByRole('button', { name: 'Sage', exact: true }).click();
+    await eventually(async () =>
+      assert.equal(
+        (await owner.get<ServerNote[]>('/api/notes')).body.find((note) => note.title === 'Fifth')?.color,
+        'sage',
+      ),
+    );
+    await context.close();
+  });
+});
+
 function names(page: Page): Promise<(string | null)[]> {
   return page
     .getByRole('article')

@@ -1,9 +1,11 @@
 import { combine } from '@atlaskit/pragmatic-drag-and-drop/combine';
 import { draggable, dropTargetForElements } from '@atlaskit/pragmatic-drag-and-drop/element/adapter';
+import { useSignal } from '@preact/signals';
 import { Check } from 'lucide-preact';
 import { memo } from 'preact/compat';
 import { useEffect, useRef } from 'preact/hooks';
 import { setPinned, toggleSelected, updateNotes } from '../app/actions.js';
+import { whenIdle } from '../app/idle.js';
 import { editing, focused, selection } from '../app/state.js';
 import { setItemChecked } from '../model/checklist.js';
 import type { LocalNote } from '../sync/index.js';
@@ -22,9 +24,23 @@ interface Props {
   reorderable: boolean;
 }
 
-/** One note in the grid: an `article` named by its title (or first line); click opens the editor. */
+/**
+ * One note in the grid: an `article` named by its title (or first line); click opens the editor.
+ * Its buttons (select, pin, color, archive, delete: more than half of a card's DOM) are built when
+ * the browser is idle, or at once when the card is pointed at, focused or selected, so a keystroke
+ * that changes the search results builds only the cards' text (decision 0018). A pinned note's
+ * pin shows at once: it is the one button seen without pointing.
+ */
 export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reorderable }: Props) {
   const element = useRef<HTMLElement>(null);
+  const controlsBuilt = useSignal(false);
+  const buildControls = () => (controlsBuilt.value = true);
+  useEffect(() => {
+    // Focus on the card or anything in it (Preact has no onFocusIn: 'focusin' is not a DOM property).
+    element.current?.addEventListener('focusin', buildControls);
+    return whenIdle(buildControls);
+  }, []);
+  const controls = controlsBuilt.value || selected;
   useEffect(() => {
     const card = element.current;
     if (!reorderable || !card) return;
@@ -56,21 +72,24 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
       // biome-ignore lint/a11y/noNoninteractiveTabindex: cards take focus for j/k and Enter, as in Keep
       tabIndex={0}
       onClick={open}
+      onPointerEnter={buildControls}
       onFocus={() => (focused.value = note.id)}
       onKeyDown={(event) => {
         if (event.key === 'Enter' && event.target === event.currentTarget) open(event);
       }}
     >
       <div class="card-corner">
-        <IconButton
-          label={selected ? 'Deselect note' : 'Select note'}
-          pressed={selected}
-          class="select"
-          onClick={() => toggleSelected(note.id)}
-        >
-          <Check size={14} />
-        </IconButton>
-        {!note.trashed && (
+        {controls && (
+          <IconButton
+            label={selected ? 'Deselect note' : 'Select note'}
+            pressed={selected}
+            class="select"
+            onClick={() => toggleSelected(note.id)}
+          >
+            <Check size={14} />
+          </IconButton>
+        )}
+        {(controls || note.pinned) && !note.trashed && (
           <PinButton pinned={note.pinned} onClick={() => void setPinned([note.id], !note.pinned)} />
         )}
       </div>
@@ -85,9 +104,11 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
       />
       <CardPeople note={note} />
       {note.pending && <span class="visually-hidden">Not synced yet</span>}
-      <div class="card-toolbar">
-        <NoteActions notes={[note]} withPin={false} />
-      </div>
+      {controls && (
+        <div class="card-toolbar">
+          <NoteActions notes={[note]} withPin={false} />
+        </div>
+      )}
     </article>
   );
 });
