@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * A secret for a bearer credential (session cookie, API key, share link): 32 random bytes in
@@ -10,5 +10,5 @@ export function randomToken(): string {
 
 /** How credentials are stored and looked up: the SHA-256 of the secret, never the secret. */
 export function sha256Hex(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }

@@ -30,20 +30,31 @@ export type FastRead<Row> = { row: Row | undefined } | undefined;
 /** One read statement for a fast path, prepared the first time it runs on a connection. */
 export function fastStatement<Params extends unknown[], Row>(text: string) {
   const prepared = new WeakMap<SQLite.Database, SQLite.Statement<Params, Row>>();
+  /** `read` on the connection's statement, timed; undefined when `db` has no fast path now. */
+  function run<Answer>(
+    db: Db,
+    read: (statement: SQLite.Statement<Params, Row>) => Answer,
+  ): Answer | undefined {
+    const connection = connections.get(db);
+    if (!connection || connection.sqlite.inTransaction) return undefined;
+    let statement = prepared.get(connection.sqlite);
+    if (!statement) {
+      statement = connection.sqlite.prepare<Params, Row>(text);
+      prepared.set(connection.sqlite, statement);
+    }
+    const started = connection.onQuery ? performance.now() : 0;
+    const answer = read(statement);
+    // Timed and reported like Kysely's queries: metrics and the tests' query log see it too.
+    connection.onQuery?.(text, performance.now() - started);
+    return answer;
+  }
   return {
     get(db: Db, ...params: Params): FastRead<Row> {
-      const connection = connections.get(db);
-      if (!connection || connection.sqlite.inTransaction) return undefined;
-      let statement = prepared.get(connection.sqlite);
-      if (!statement) {
-        statement = connection.sqlite.prepare<Params, Row>(text);
-        prepared.set(connection.sqlite, statement);
-      }
-      const started = connection.onQuery ? performance.now() : 0;
-      const row = statement.get(...params);
-      // Timed and reported like Kysely's queries: metrics and the tests' query log see it too.
-      connection.onQuery?.(text, performance.now() - started);
-      return { row };
+      return run(db, (statement) => ({ row: statement.get(...params) }));
+    },
+    /** Every row, or undefined when `db` has no fast path. */
+    all(db: Db, ...params: Params): Row[] | undefined {
+      return run(db, (statement) => statement.all(...params));
     },
   };
 }

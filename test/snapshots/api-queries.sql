@@ -29,29 +29,17 @@ insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
-SELECT (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
-       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = @noteId) AS tag_names,
-     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
-         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
-         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size,
-         'width', a.width, 'height', a.height)
-         ORDER BY a.created_at, a.id)
-       FROM attachments a WHERE a.note_id = @noteId) AS attachments_json;
+SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
+SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
 
 -- GET /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 SELECT n.*,
-     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator,
-     (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
-       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = n.id) AS tag_names,
-     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
-         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
-         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size,
-         'width', a.width, 'height', a.height)
-         ORDER BY a.created_at, a.id)
-       FROM attachments a WHERE a.note_id = n.id) AS attachments_json
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
    FROM notes n WHERE n.id = @noteId;
+SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
+SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
 
 -- PATCH /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -65,14 +53,8 @@ delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
 commit;
-SELECT (SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
-       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = @noteId) AS tag_names,
-     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
-         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
-         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size,
-         'width', a.width, 'height', a.height)
-         ORDER BY a.created_at, a.id)
-       FROM attachments a WHERE a.note_id = @noteId) AS attachments_json;
+SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
+SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
 
 -- GET /api/notes
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s

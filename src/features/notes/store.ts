@@ -4,7 +4,7 @@ import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
 import type { NotesTable } from '../../db/schema.js';
 import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
-import { TAG_SEPARATOR, tagsByNote } from '../tags/store.js';
+import { tagsByNote } from '../tags/store.js';
 import type { NoteColor, NoteFilter } from './schemas.js';
 import { visibleTo } from './visibility.js';
 
@@ -146,43 +146,16 @@ export async function findNoteForViewWithKysely(
 }
 
 /**
- * The tag names (as tagsByNote joins them) and the attachments (as a JSON array of rows, in
- * attachmentsByNote's order) of the note whose id is the SQL expression `noteId`, as columns
- * `tag_names` and `attachments_json` of the fast paths below.
- */
-function relationColumns(noteId: string): string {
-  return `(SELECT group_concat(t.name, @separator ORDER BY t.name) FROM note_tags nt
-       JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ${noteId}) AS tag_names,
-     (SELECT json_group_array(json_object('id', a.id, 'note_id', a.note_id, 'filename', a.filename,
-         'mime_type', a.mime_type, 'size', a.size, 'thumbnail_path', a.thumbnail_path,
-         'created_at', a.created_at, 'sha256', a.sha256, 'thumbnail_size', a.thumbnail_size,
-         'width', a.width, 'height', a.height)
-         ORDER BY a.created_at, a.id)
-       FROM attachments a WHERE a.note_id = ${noteId}) AS attachments_json`;
-}
-
-interface RelationColumns {
-  tag_names: string | null;
-  attachments_json: string;
-}
-
-function relationsOf(row: RelationColumns): Pick<NoteForView, 'tags' | 'attachments'> {
-  const tags = row.tag_names === null ? [] : row.tag_names.split(TAG_SEPARATOR);
-  return { tags, attachments: JSON.parse(row.attachments_json) };
-}
-
-/**
- * findNoteForView's SQLite fast path (db/fastPath.ts): the three reads of the Kysely version as
- * one statement with correlated subqueries. test/fast-paths.test.ts pins its answers to the
- * Kysely version's.
+ * findNoteForView's SQLite fast path (db/fastPath.ts): the note and the reader's role in one
+ * statement, then its relations (noteRelationsFast) when the reader may see them.
+ * test/fast-paths.test.ts pins its answers to the Kysely version's.
  */
 const noteForViewStatement = fastStatement<
-  [{ userId: number; separator: string; noteId: string }],
-  NoteRow & { is_collaborator: number } & RelationColumns
+  [{ userId: number; noteId: string }],
+  NoteRow & { is_collaborator: number }
 >(
   `SELECT n.*,
-     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator,
-     ${relationColumns('n.id')}
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
    FROM notes n WHERE n.id = @noteId`,
 );
 
@@ -192,30 +165,36 @@ export function findNoteForViewFast(
   noteId: string,
   userId: number,
 ): { found: NoteForView | undefined } | undefined {
-  const fast = noteForViewStatement.get(db, { userId, separator: TAG_SEPARATOR, noteId });
+  const fast = noteForViewStatement.get(db, { userId, noteId });
   if (!fast) return undefined;
   if (!fast.row) return { found: undefined };
-  const { tag_names, attachments_json, ...row } = fast.row;
-  const { note, role } = roleOf(row, userId);
+  const { note, role } = roleOf(fast.row, userId);
   if (!role) return { found: { note, role, tags: [], attachments: [] } };
-  return { found: { note, role, ...relationsOf({ tag_names, attachments_json }) } };
+  const relations = noteRelationsFast(db, noteId);
+  return relations && { found: { note, role, ...relations } };
 }
 
-const noteRelationsStatement = fastStatement<[{ separator: string; noteId: string }], RelationColumns>(
-  `SELECT ${relationColumns('@noteId')}`,
+// Two plain statements rather than one with a correlated subquery each: SQLite's ordered
+// aggregates (group_concat, json_group_array … ORDER BY) cost 45–70 µs a call, these 8–12.
+const tagNamesStatement = fastStatement<[noteId: string], { name: string }>(
+  'SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name',
+);
+const attachmentRowsStatement = fastStatement<[noteId: string], AttachmentRow>(
+  'SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id',
 );
 
 /**
- * A note's tags and attachments in one statement, for the answer to a write (noteView), or
- * undefined when `db` has no fast path and tagsByNote and attachmentsByNote must run; pinned to
- * them by test/fast-paths.test.ts.
+ * A note's tags and attachments, as tagsByNote and attachmentsByNote give them, for a by-id read
+ * and the answer to a write (noteView); undefined when `db` has no fast path and those must run.
+ * Pinned to them by test/fast-paths.test.ts.
  */
 export function noteRelationsFast(
   db: Db,
   noteId: string,
 ): Pick<NoteForView, 'tags' | 'attachments'> | undefined {
-  const fast = noteRelationsStatement.get(db, { separator: TAG_SEPARATOR, noteId });
-  return fast?.row && relationsOf(fast.row);
+  const tags = tagNamesStatement.all(db, noteId);
+  const attachments = attachmentRowsStatement.all(db, noteId);
+  return tags && attachments && { tags: tags.map((tag) => tag.name), attachments };
 }
 
 export async function noteExists(db: Db, noteId: string): Promise<boolean> {

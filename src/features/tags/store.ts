@@ -24,7 +24,7 @@ export async function visibleTagNames(db: Db, userId: number): Promise<string[]>
 }
 
 /** Joins a note's tag names into one string; hashtags cannot contain it (D-TAG-1). */
-export const TAG_SEPARATOR = '\u001f';
+const TAG_SEPARATOR = '\u001f';
 
 /**
  * Tag names per note, sorted, for many notes in one query: one row per note rather than per tag,
