@@ -6,6 +6,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fileModes.js';
 import { startCheckpointer } from './checkpointer.js';
 import { type Engine, engine, useEngine } from './dialect.js';
 import { enableFastPaths } from './fastPath.js';
+import { enableGroupCommit } from './groupCommit.js';
 import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -96,6 +97,7 @@ export async function openDatabase(
   });
   await migrate(db);
   enableFastPaths(db, sqlite, onQuery);
+  enableGroupCommit(db);
   // Checkpoints happen in a worker, off the event loop; if it dies, SQLite's own come back.
   sqlite.pragma('wal_autocheckpoint = 0');
   const checkpointer = startCheckpointer(file, () => sqlite.pragma('wal_autocheckpoint = 1000'));

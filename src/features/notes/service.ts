@@ -3,6 +3,7 @@ import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
+import { writeTransaction } from '../../db/groupCommit.js';
 import { errors } from '../../errors.js';
 import type { AttachmentRow } from '../attachments/store.js';
 import {
@@ -123,7 +124,7 @@ export function createNotesService(deps: NotesDeps) {
     compute: (note: NoteRow) => Partial<NoteFields>,
     ifMatch?: number,
   ): Promise<Note> {
-    const row = await db.transaction().execute(async (trx) => {
+    const row = await writeTransaction(db, async (trx) => {
       const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
       checkVersion(note, ifMatch);
       const now = clock.now();
@@ -204,7 +205,7 @@ export function createNotesService(deps: NotesDeps) {
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {
       requireWriteScope(actor);
       const id = (input.id ?? randomUUID()).toLowerCase();
-      const row = await db.transaction().execute(async (trx) => {
+      const row = await writeTransaction(db, async (trx) => {
         if (await store.noteExists(trx, id)) throw errors.noteExists();
         const now = clock.now();
         return insertNote(trx, {
