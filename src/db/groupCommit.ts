@@ -88,7 +88,7 @@ class GroupCommit {
       await this.commit(group.slice(failed + 1));
       return;
     }
-    group.forEach((job, index) => job.resolve(values[index]));
+    for (const [index, job] of group.entries()) job.resolve(values[index]);
   }
 }
 

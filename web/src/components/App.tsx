@@ -5,7 +5,7 @@ import { handleLaunch } from '../app/launch.js';
 import { learnPeopleOfSharedNotes } from '../app/people.js';
 import { authenticate, boot, screen, sessionLost } from '../app/session.js';
 import { installShortcuts } from '../app/shortcuts.js';
-import { filters, labels, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
+import { filters, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
 import { isSearching, notesOfView } from '../app/views.js';
 import { prepareSearch } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
@@ -18,7 +18,7 @@ import { NoteGrid } from './NoteGrid.js';
 import { ImageViewer } from './NoteImages.js';
 import { SettingsPage } from './SettingsPage.js';
 import { ShortcutsHelp } from './ShortcutsHelp.js';
-import { Sidebar } from './Sidebar.js';
+import { LabelSuggestions, Sidebar } from './Sidebar.js';
 import { Snackbar } from './Snackbar.js';
 import { waitingText } from './SyncIndicator.js';
 import { SearchFilters, TopBar } from './TopBar.js';
@@ -143,11 +143,7 @@ function NotesApp() {
           )}
         </main>
       </div>
-      <datalist id="label-suggestions">
-        {labels.value.map((label) => (
-          <option key={label} value={label} />
-        ))}
-      </datalist>
+      <LabelSuggestions />
       <Editor />
       <ImageViewer />
       <CompareDialog />

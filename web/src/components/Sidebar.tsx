@@ -1,5 +1,6 @@
 import { Archive, Lightbulb, Settings, Tag, Trash2, Users } from 'lucide-preact';
 import type { ComponentChildren } from 'preact';
+import { memo } from 'preact/compat';
 import { currentUser } from '../app/session.js';
 import { labels, navigate, pathOf, type Route, route } from '../app/state.js';
 
@@ -21,8 +22,11 @@ function NavLink({ to, children, label }: { to: Route; children: ComponentChildr
   );
 }
 
-/** Notes, the labels (the hashtags of the notes), Archive, Trash, Settings and (owner) Users. */
-export function Sidebar({ open }: { open: boolean }) {
+/**
+ * Notes, the labels (the hashtags of the notes), Archive, Trash, Settings and (owner) Users.
+ * Memoised: the app re-renders on every keystroke in the search box, and this does not change with it.
+ */
+export const Sidebar = memo(function Sidebar({ open }: { open: boolean }) {
   return (
     <nav class={`sidebar${open ? ' open' : ''}`} aria-label="Main">
       <NavLink to={{ view: 'notes' }} label="Notes">
@@ -49,4 +53,15 @@ export function Sidebar({ open }: { open: boolean }) {
       )}
     </nav>
   );
-}
+});
+
+/** The labels offered by "Add label" in the editor (a datalist), memoised like Sidebar. */
+export const LabelSuggestions = memo(function LabelSuggestions() {
+  return (
+    <datalist id="label-suggestions">
+      {labels.value.map((label) => (
+        <option key={label} value={label} />
+      ))}
+    </datalist>
+  );
+});
