@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { conflictCopyText } from '../src/features/sync/merge.js';
+import { NOTE_DEFAULTS } from '../src/shared/noteDefaults.js';
 import {
   addItem,
   checklistItems,
@@ -29,17 +30,10 @@ import type { LocalNote } from '../web/src/sync/index.js';
 let nextId = 0;
 function note(fields: Partial<LocalNote> = {}): LocalNote {
   return {
+    ...NOTE_DEFAULTS,
     id: `n${nextId++}`,
     ownerId: 1,
-    title: '',
-    content: '',
-    color: 'default',
-    pinned: false,
-    archived: false,
-    trashed: false,
     trashedAt: null,
-    checklistMode: false,
-    sortOrder: 0,
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     version: 1,

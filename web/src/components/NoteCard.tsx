@@ -36,9 +36,14 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
   const controlsBuilt = useSignal(false);
   const buildControls = () => (controlsBuilt.value = true);
   useEffect(() => {
+    const card = element.current;
     // Focus on the card or anything in it (Preact has no onFocusIn: 'focusin' is not a DOM property).
-    element.current?.addEventListener('focusin', buildControls);
-    return whenIdle(buildControls);
+    card?.addEventListener('focusin', buildControls);
+    const cancel = whenIdle(buildControls);
+    return () => {
+      card?.removeEventListener('focusin', buildControls);
+      cancel();
+    };
   }, []);
   const controls = controlsBuilt.value || selected;
   useEffect(() => {
