@@ -71,6 +71,20 @@ async function keystrokeLatencies(page: Page): Promise<number[]> {
   return keystrokes;
 }
 
+/**
+ * Run in every page before its scripts: the time, from the navigation's start, of the task right
+ * after the frame that painted the first card (`window.firstCardsPainted`). The harness's own
+ * wait for that card sees it later, when the main thread is next free (decision 0018).
+ */
+const FIRST_CARDS_PROBE = `(() => {
+  const observer = new MutationObserver(() => {
+    if (!document.querySelector('article')) return;
+    observer.disconnect();
+    requestAnimationFrame(() => setTimeout(() => { window.firstCardsPainted = performance.now(); }));
+  });
+  observer.observe(document, { childList: true, subtree: true });
+})()`;
+
 /** Runs `step` under Chromium's CPU profiler when profiling: `<name>.cpuprofile` for DevTools. */
 async function profiled<T>(
   page: Page,
@@ -106,6 +120,7 @@ export async function runWeb(options: WebOptions): Promise<{ notes: number; rows
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.addCookies([{ name: 'session', value: owner.cookies.get('session')!, url: server.url }]);
     const page = await context.newPage();
+    await page.addInitScript(FIRST_CARDS_PROBE);
 
     options.log('web: first sync …');
     let started = Date.now();
@@ -119,13 +134,16 @@ export async function runWeb(options: WebOptions): Promise<{ notes: number; rows
     // Warm: the notes are in IndexedDB and the shell in the service worker's cache.
     options.log('web: warm starts …');
     const warm: number[] = [];
+    const warmSeen: number[] = [];
     const searchable: number[] = [];
     for (let run = 0; run < WARM_RUNS; run++) {
       await profiled(page, options, `warm-start-${run}`, async () => {
         started = Date.now();
         await page.reload();
         await page.getByRole('article').first().waitFor();
-        warm.push(Date.now() - started);
+        warmSeen.push(Date.now() - started);
+        const painted = await page.waitForFunction('window.firstCardsPainted');
+        warm.push(Math.round((await painted.jsonValue()) as number));
         await page.getByRole('searchbox', { name: 'Search' }).fill(last.title);
         await page.getByRole('article', { name: last.title }).first().waitFor({ timeout: 60_000 });
         searchable.push(Date.now() - started);
@@ -145,9 +163,14 @@ export async function runWeb(options: WebOptions): Promise<{ notes: number; rows
         { name: 'First sync: first cards', measured: `${firstSyncToCards} ms`, target: '' },
         { name: 'First sync: all saved', measured: `${firstSyncDone} ms`, target: '≤ 5 s' },
         {
-          name: `Warm start to first cards (median of ${WARM_RUNS})`,
+          name: `Warm start to first cards painted, in the page (median of ${WARM_RUNS})`,
           measured: `${percentile(warm, 50)} ms`,
           target: '≤ 500 ms',
+        },
+        {
+          name: `Warm start to first cards seen by the harness (median of ${WARM_RUNS})`,
+          measured: `${percentile(warmSeen, 50)} ms`,
+          target: '',
         },
         {
           name: `Warm start to every note searchable (median of ${WARM_RUNS})`,

@@ -220,6 +220,44 @@ describe('images', { skip }, () => {
     await context.setOffline(false);
   });
 
+  it('shows the cards before the device image store opens, and their images once it has', async () => {
+    await noteWithImageFromElsewhere('Held back', red, 'held.png');
+    await focus(page);
+    await showsImage(card(page, 'Held back'), 'held.png');
+    // A second tab whose image database answers its open only when the test says so (the
+    // request's success listeners are held back, and the app's open waits on them).
+    const held = await context.newPage();
+    // A string: tsx's helpers are not defined in the page.
+    await held.addInitScript(`(() => {
+      const open = IDBFactory.prototype.open;
+      let release;
+      const released = new Promise((resolve) => (release = resolve));
+      window.releaseMediaOpen = release;
+      IDBFactory.prototype.open = function (name, version) {
+        const request = open.call(this, name, version);
+        if (!name.startsWith('keepsake-media-')) return request;
+        const listen = request.addEventListener.bind(request);
+        request.addEventListener = (type, listener) =>
+          listen(type, (event) => {
+            const deliver = () => listener.call(request, event);
+            if (type === 'success') released.then(deliver);
+            else deliver();
+          });
+        return request;
+      };
+    })()`);
+    try {
+      await held.goto(server.url);
+      const figure = card(held, 'Held back').locator('figure.note-image');
+      await figure.waitFor();
+      assert.equal(await figure.getByRole('img').count(), 0, 'no image file before the store opens');
+      await held.evaluate(() => (window as unknown as { releaseMediaOpen: () => void }).releaseMediaOpen());
+      await showsImage(card(held, 'Held back'), 'held.png');
+    } finally {
+      await held.close();
+    }
+  });
+
   it("sizes a card's image by its own ratio before it loads: nothing moves when it arrives", async () => {
     const tall = await sharp({ create: { width: 300, height: 600, channels: 3, background: '#0050e0' } })
       .png()

@@ -23,11 +23,22 @@ interface Media {
   detach: () => void;
 }
 
-let media: Media | null = null;
+/**
+ * A signal, not a plain variable: the notes show before the media database opens (it must not
+ * delay the first cards), and the images on them ask for their files again once it has.
+ */
+const media = signal<Media | null>(null);
+/** Settles when the media database opening now is open (or failed): images added meanwhile wait. */
+let opening: Promise<void> = Promise.resolve();
 /** Bumped when the queue changes: components re-read `queuedImages`. */
 export const mediaRevision = signal(0);
 
-export async function openMedia(engine: SyncEngine): Promise<void> {
+export function openMedia(engine: SyncEngine): Promise<void> {
+  opening = openMediaOf(engine);
+  return opening;
+}
+
+async function openMediaOf(engine: SyncEngine): Promise<void> {
   await closeMedia();
   const db = await openMediaDatabase(indexedDB, engine.userId);
   const cache = new MediaCache({ db, baseUrl: '' });
@@ -51,7 +62,7 @@ export async function openMedia(engine: SyncEngine): Promise<void> {
     if (event.status && engine.status().phase === 'idle') retry();
   });
   addEventListener('online', retry);
-  media = {
+  media.value = {
     db,
     queue,
     cache,
@@ -67,8 +78,8 @@ export async function openMedia(engine: SyncEngine): Promise<void> {
 }
 
 export async function closeMedia(): Promise<void> {
-  media?.detach();
-  media = null;
+  media.peek()?.detach();
+  media.value = null;
 }
 
 /** Sign-out: the queue and every cached file of this person go with the notes. */
@@ -81,7 +92,7 @@ export async function deleteMedia(userId: string): Promise<void> {
 export function queuedImages(note: LocalNote): QueuedUpload[] {
   mediaRevision.value;
   const listed = new Set(note.attachments.map((attachment) => attachment.id));
-  return media?.queue.forNote(note.id).filter((upload) => !listed.has(upload.attachmentId ?? '')) ?? [];
+  return media.value?.queue.forNote(note.id).filter((upload) => !listed.has(upload.attachmentId ?? '')) ?? [];
 }
 
 /** "Delete image" of an image on the server: needs the server (there is no offline queue for it). */
@@ -97,7 +108,8 @@ export async function deleteAttachment(engine: SyncEngine, noteId: string, attac
 
 /** Queues every image among `files` for the note; other files are named in the snackbar. */
 export async function addImages(noteId: string, files: Iterable<File>): Promise<void> {
-  const current = media;
+  await opening.catch(() => undefined);
+  const current = media.peek();
   if (!current) return;
   for (const file of files) {
     const facts = file.type.startsWith('image/') ? await readImage(file) : null;
@@ -117,7 +129,7 @@ export async function addImages(noteId: string, files: Iterable<File>): Promise<
 }
 
 export function removeQueuedImage(id: string): Promise<void> {
-  return media?.queue.remove(id) ?? Promise.resolve();
+  return media.peek()?.queue.remove(id) ?? Promise.resolve();
 }
 
 /** The image files among a drop's or a paste's items. */
@@ -128,10 +140,11 @@ export function imageFiles(data: DataTransfer | null): File[] {
 /** An object URL for a cached or downloaded file, revoked when the component goes. */
 export function useAttachmentUrl(noteId: string, attachmentId: string, kind: 'thumbnail' | 'original') {
   const [url, setUrl] = useState<string | null>(null);
+  const cache = media.value?.cache;
   useEffect(() => {
     let made: string | null = null;
     let live = true;
-    void media?.cache.get(noteId, attachmentId, kind).then((blob) => {
+    void cache?.get(noteId, attachmentId, kind).then((blob) => {
       if (!live || !blob) return;
       made = URL.createObjectURL(blob);
       setUrl(made);
@@ -140,7 +153,7 @@ export function useAttachmentUrl(noteId: string, attachmentId: string, kind: 'th
       live = false;
       if (made) URL.revokeObjectURL(made);
     };
-  }, [noteId, attachmentId, kind]);
+  }, [cache, noteId, attachmentId, kind]);
   return url;
 }
 

@@ -57,15 +57,20 @@ async function closeEngine(): Promise<void> {
 }
 
 async function openNotesOf(userId: string): Promise<void> {
-  if (engine.value?.userId !== userId) {
-    await closeEngine();
-    const opened = await openSyncEngine({ userId, baseUrl: '' });
-    detach = attachEngine(opened);
-    await openMedia(opened);
-    localStorage.setItem(USER_KEY, userId);
-    reloadPeople();
+  if (engine.value?.userId === userId) {
+    screen.value = { kind: 'notes' };
+    return;
   }
+  await closeEngine();
+  const opened = await openSyncEngine({ userId, baseUrl: '' });
+  detach = attachEngine(opened);
+  // The first cards are painted before the media database opens: the engine reads the rest of
+  // the notes (long work on the main thread) right after that paint, and would go first if this
+  // waited for the open (decision 0018). Images ask for their files once it is open.
   screen.value = { kind: 'notes' };
+  await openMedia(opened);
+  localStorage.setItem(USER_KEY, userId);
+  reloadPeople();
 }
 
 export async function boot(): Promise<void> {
