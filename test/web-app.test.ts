@@ -545,6 +545,40 @@ describe("a card's buttons (built when idle, or at once for the card in use)", {
   });
 });
 
+describe('a long list: cards come a page at a time as its end nears', { skip }, () => {
+  const server = useServer();
+  const NOTES = 240;
+
+  it('renders the first pages, and the rest as the end comes near, even by a jump to the end', async () => {
+    const owner = await setupOwner(server.url);
+    // Created oldest first: "Note 1" is the last card of the list. A label each: the sidebar
+    // outgrows the cards rendered, so the end of the page is not the end of the grid.
+    for (let index = 1; index <= NOTES; index++)
+      assert.equal(
+        (await owner.post('/api/notes', { title: `Note ${index}`, content: `#label${index}` })).status,
+        201,
+      );
+    const context = await signedInContext(browser, owner);
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByRole('article', { name: `Note ${NOTES}`, exact: true }).waitFor();
+    await page.getByRole('status').getByText('All saved').waitFor();
+    const rendered = await page.getByRole('article').count();
+    assert.ok(rendered < NOTES, `a few pages rendered at first (${rendered})`);
+    const last = page.getByRole('article', { name: 'Note 1', exact: true });
+    assert.equal(await last.count(), 0);
+    // A jump to the end of the page (End, a fling, the scrollbar dragged) passes the grid's end
+    // without its ever crossing the viewport.
+    await eventually(async () => {
+      await page.evaluate(() =>
+        window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }),
+      );
+      assert.equal(await last.count(), 1);
+    });
+    await context.close();
+  });
+});
+
 function names(page: Page): Promise<(string | null)[]> {
   return page
     .getByRole('article')

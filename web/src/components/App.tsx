@@ -1,11 +1,11 @@
 import { useSignal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { useCallback, useEffect, useRef } from 'preact/hooks';
 import { emptyTrash } from '../app/actions.js';
 import { handleLaunch } from '../app/launch.js';
 import { learnPeopleOfSharedNotes } from '../app/people.js';
 import { authenticate, boot, screen, sessionLost } from '../app/session.js';
 import { installShortcuts } from '../app/shortcuts.js';
-import { filters, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
+import { filters, pathOf, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
 import { isSearching, notesOfView } from '../app/views.js';
 import { prepareSearch } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
@@ -58,10 +58,14 @@ export function App() {
   return <NotesApp />;
 }
 
+/** The same empty selection every render, so the top bar's props stay equal while typing. */
+const NONE_SELECTED: LocalNote[] = [];
+
 const INSECURE_NOTICE_KEY = 'keepsake:insecure-notice-seen';
 
 function NotesApp() {
   const menuOpen = useSignal(false);
+  const toggleMenu = useCallback(() => (menuOpen.value = !menuOpen.value), []);
   const insecureNotice = useSignal(!window.isSecureContext && !localStorage.getItem(INSECURE_NOTICE_KEY));
   const shown = notesOfView(sortedNotes.value, route.value, query.value, filters.value);
   const shownRef = useRef<LocalNote[]>(shown);
@@ -77,11 +81,12 @@ function NotesApp() {
 
   const view = route.value.view;
   const searching = isSearching(query.value, filters.value);
-  const selected = shown.filter((note) => selection.value.has(note.id));
+  const selected =
+    selection.value.size === 0 ? NONE_SELECTED : shown.filter((note) => selection.value.has(note.id));
   const signedOut = sessionLost.value || syncStatus.value.phase === 'signedOut';
   return (
     <div class="app">
-      <TopBar onMenu={() => (menuOpen.value = !menuOpen.value)} selected={selected} />
+      <TopBar onMenu={toggleMenu} selected={selected} />
       <div class="body">
         <Sidebar open={menuOpen.value} />
         <main class="content">
@@ -137,6 +142,7 @@ function NotesApp() {
           {view !== 'settings' && view !== 'admin' && (
             <Sections
               notes={shown}
+              view={`${pathOf(route.value)} ${query.value} ${JSON.stringify(filters.value)}`}
               empty={emptyText(view, searching)}
               reorderable={view === 'notes' && !searching}
             />
@@ -164,27 +170,29 @@ function emptyText(view: string, searching: boolean): string {
 /** Pinned and Others, headed, when anything is pinned (as in Keep); otherwise one grid. */
 function Sections({
   notes,
+  view,
   empty,
   reorderable,
 }: {
   notes: LocalNote[];
+  view: string;
   empty: string;
   reorderable: boolean;
 }) {
   if (notes.length === 0) return <p class="empty">{empty}</p>;
   const pinned = notes.filter((note) => note.pinned && !note.trashed);
-  if (pinned.length === 0) return <NoteGrid notes={notes} reorderable={reorderable} />;
+  if (pinned.length === 0) return <NoteGrid notes={notes} view={view} reorderable={reorderable} />;
   const others = notes.filter((note) => !note.pinned || note.trashed);
   return (
     <>
       <section aria-labelledby="pinned-heading">
         <h2 id="pinned-heading">Pinned</h2>
-        <NoteGrid notes={pinned} reorderable={reorderable} />
+        <NoteGrid notes={pinned} view={view} reorderable={reorderable} />
       </section>
       {others.length > 0 && (
         <section aria-labelledby="others-heading">
           <h2 id="others-heading">Others</h2>
-          <NoteGrid notes={others} reorderable={reorderable} />
+          <NoteGrid notes={others} view={view} reorderable={reorderable} />
         </section>
       )}
     </>

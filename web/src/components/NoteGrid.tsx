@@ -1,5 +1,5 @@
 import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/adapter';
-import { useSignal, useSignalEffect } from '@preact/signals';
+import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
 import { focused, layout, selection } from '../app/state.js';
@@ -7,21 +7,38 @@ import { columnCount, estimatedLines, masonryColumns } from '../model/masonry.js
 import type { LocalNote } from '../sync/index.js';
 import { NoteCard } from './NoteCard.js';
 
-/** Cards rendered at first and added per scroll step: 10,000 cards in the DOM take seconds. */
-const PAGE = 40;
+/**
+ * Cards rendered at first (about a screenful on a desktop) and added per step as the end of the
+ * grid nears: 10,000 cards in the DOM take seconds, and a keystroke that changes the results lays
+ * out and diffs every card on the page (decision 0018).
+ */
+const PAGE = 16;
+/**
+ * The next page is added while the end of the grid is less than a viewport's height below the
+ * viewport, or anywhere above it: a jump past the end (End, a fling, the scrollbar dragged)
+ * never sees the end intersect the viewport itself.
+ */
+const AHEAD = '1000000px 0px 100% 0px';
 /**
  * New cards (not on screen in the last render) added per frame: a keystroke that changes every
  * result paints its first cards in the next frame and the rest of the page in the frames after,
- * instead of building 40 cards' DOM before anything shows (decision 0018).
+ * instead of building a page of cards' DOM before anything shows (decision 0018).
  */
 const NEW_CARDS_PER_FRAME = 10;
+
+interface Props {
+  notes: LocalNote[];
+  /** Which view and search the notes are the answer to: a new one starts again at the first page. */
+  view: string;
+  reorderable?: boolean;
+}
 
 /**
  * Notes as a masonry grid (or one column in list view), rendered a page at a time. A reorderable
  * grid is one section (Pinned or Others) of the whole list: a card dropped on another takes its
  * place, before it when moved up, after it when moved down.
  */
-export function NoteGrid({ notes, reorderable = false }: { notes: LocalNote[]; reorderable?: boolean }) {
+export function NoteGrid({ notes, view, reorderable = false }: Props) {
   const section = useRef(notes);
   section.current = notes;
   useEffect(() => {
@@ -42,8 +59,13 @@ export function NoteGrid({ notes, reorderable = false }: { notes: LocalNote[]; r
   const container = useRef<HTMLDivElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);
   const width = useSignal(1024);
-  const shown = useSignal(PAGE);
+  const page = useRef({ view, size: PAGE });
+  if (page.current.view !== view) page.current = { view, size: PAGE };
+  const size = page.current.size;
   const onScreen = useRef<ReadonlySet<string>>(new Set());
+  /** Bumped to render again: the next new cards of the page, or the next page. */
+  const renders = useSignal(0);
+  renders.value;
 
   useEffect(() => {
     const element = container.current;
@@ -55,25 +77,30 @@ export function NoteGrid({ notes, reorderable = false }: { notes: LocalNote[]; r
     return () => observer.disconnect();
   }, []);
 
-  useSignalEffect(() => {
-    const element = sentinel.current;
-    if (!element) return;
-    const observer = new IntersectionObserver(([entry]) => {
-      if (entry?.isIntersecting) shown.value += PAGE;
-    });
-    observer.observe(element);
-    return () => observer.disconnect();
-  });
-
-  const visible = withNewCardsPerFrame(notes.slice(0, shown.value), onScreen.current);
-  const more = useSignal(0);
-  more.value;
+  const visible = withNewCardsPerFrame(notes.slice(0, size), onScreen.current);
   useEffect(() => {
     onScreen.current = new Set(visible.map((note) => note.id));
-    if (visible.length === Math.min(shown.value, notes.length)) return;
-    const frame = requestAnimationFrame(() => more.value++);
+    if (visible.length === Math.min(size, notes.length)) return;
+    const frame = requestAnimationFrame(() => renders.value++);
     return () => cancelAnimationFrame(frame);
   });
+  const hasMore = visible.length === size && size < notes.length;
+  // Observed again for each page: an observer reports at once whether the end is near, so pages
+  // follow one another until it is a viewport away (the same element would report no change).
+  useEffect(() => {
+    const element = sentinel.current;
+    if (!hasMore || !element) return;
+    const observer = new IntersectionObserver(
+      ([entry]) => {
+        if (!entry?.isIntersecting || page.current.size !== size) return;
+        page.current.size += PAGE;
+        renders.value++;
+      },
+      { rootMargin: AHEAD },
+    );
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [hasMore, size]);
   const columns = layout.value === 'list' ? 1 : columnCount(width.value);
   const placed = masonryColumns(visible, columns, estimatedLines);
   const selected = selection.value;
@@ -95,9 +122,7 @@ export function NoteGrid({ notes, reorderable = false }: { notes: LocalNote[]; r
         ))}
       </div>
       {/* Scrolling near the end asks for the next page, once this one is all on screen. */}
-      {visible.length === shown.value && visible.length < notes.length && (
-        <div ref={sentinel} class="sentinel" />
-      )}
+      {hasMore && <div ref={sentinel} class="sentinel" />}
     </div>
   );
 }

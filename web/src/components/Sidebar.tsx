@@ -1,8 +1,8 @@
 import { Archive, Lightbulb, Settings, Tag, Trash2, Users } from 'lucide-preact';
 import type { ComponentChildren } from 'preact';
-import { memo } from 'preact/compat';
 import { currentUser } from '../app/session.js';
 import { labels, navigate, pathOf, type Route, route } from '../app/state.js';
+import { memo } from './memo.js';
 
 function NavLink({ to, children, label }: { to: Route; children: ComponentChildren; label: string }) {
   const current = pathOf(route.value) === pathOf(to);

@@ -4,6 +4,7 @@ import { COLORS } from '../model/colors.js';
 import { hasFilters } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
 import { IconButton } from './IconButton.js';
+import { memo } from './memo.js';
 import { NoteActions } from './NoteActions.js';
 import { SignOutButton } from './SignOut.js';
 import { SyncIndicator } from './SyncIndicator.js';
@@ -13,7 +14,11 @@ interface Props {
   selected: LocalNote[];
 }
 
-export function TopBar({ onMenu, selected }: Props) {
+/**
+ * Memoised, with the search box bound to the `query` signal itself: the app re-renders on every
+ * keystroke, and the bar need not (decision 0018).
+ */
+export const TopBar = memo(function TopBar({ onMenu, selected }: Props) {
   if (selected.length > 0) {
     return (
       <header class="topbar selecting">
@@ -38,7 +43,7 @@ export function TopBar({ onMenu, selected }: Props) {
           type="search"
           aria-label="Search"
           placeholder="Search"
-          value={query.value}
+          value={query}
           onInput={(event) => (query.value = event.currentTarget.value)}
           onKeyDown={(event) => {
             if (event.key === 'Escape') {
@@ -56,7 +61,7 @@ export function TopBar({ onMenu, selected }: Props) {
       <SignOutButton icon />
     </header>
   );
-}
+});
 
 /** Search filters: lists, images, a color (labels filter from the sidebar). */
 export function SearchFilters() {
