@@ -394,6 +394,95 @@ describe('CORS for browser clients on other origins (CORS_ORIGINS)', () => {
     }
   });
 
+  it('answers with exactly these CORS headers, Vary included, with or without an Origin', async () => {
+    /** Status, Vary, every Access-Control-* header and, for a 204, Content-Length (Safari's). */
+    const answer = async (method: string, path: string, headers: Record<string, string>) => {
+      const response = await owner.request(method, path, { headers });
+      const length =
+        response.status === 204 ? { 'content-length': response.headers.get('content-length') } : {};
+      return {
+        status: response.status,
+        vary: response.headers.get('vary'),
+        ...length,
+        ...corsHeaders(response),
+      };
+    };
+    const asApp = { cookie: '', origin: APP_ORIGIN, authorization: `Bearer ${key}` };
+    const exposed =
+      'etag, x-sync-time, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, ' +
+      'www-authenticate, content-disposition, mcp-session-id';
+    const cases: [string, string, Record<string, string>, Record<string, unknown>][] = [
+      // No Origin (this server's own pages, scripts): Vary only, the preflight route a 404.
+      ['GET', `/api/notes/${noteId}`, {}, { status: 200, vary: 'Origin' }],
+      [
+        'GET',
+        `/api/notes/${noteId}`,
+        { cookie: '', authorization: asApp.authorization },
+        { status: 200, vary: 'Origin' },
+      ],
+      [
+        'OPTIONS',
+        `/api/notes/${noteId}`,
+        { cookie: '', 'access-control-request-method': 'GET' },
+        { status: 404, vary: 'Origin' },
+      ],
+      // A listed origin without an API key, on a public route: nothing readable.
+      ['GET', '/api/health', { cookie: '', origin: APP_ORIGIN }, { status: 200, vary: 'Origin' }],
+      ['GET', '/api/health', { origin: APP_ORIGIN }, { status: 200, vary: 'Origin' }],
+      // A listed origin with an API key.
+      [
+        'GET',
+        `/api/notes/${noteId}`,
+        asApp,
+        {
+          status: 200,
+          vary: 'Origin',
+          'access-control-allow-origin': APP_ORIGIN,
+          'access-control-expose-headers': exposed,
+        },
+      ],
+      // A listed origin's preflight, with or without Access-Control-Request-Method.
+      ...[preflight(APP_ORIGIN).headers, { cookie: '', origin: APP_ORIGIN }].map(
+        (headers): [string, string, Record<string, string>, Record<string, unknown>] => [
+          'OPTIONS',
+          `/api/notes/${noteId}`,
+          headers,
+          {
+            status: 204,
+            vary: 'Origin',
+            'content-length': '0',
+            'access-control-allow-origin': APP_ORIGIN,
+            'access-control-expose-headers': exposed,
+            'access-control-allow-methods': 'GET, HEAD, POST, PATCH, DELETE',
+            'access-control-allow-headers':
+              'authorization, content-type, if-match, if-none-match, mcp-session-id, mcp-protocol-version',
+            'access-control-max-age': '600',
+          },
+        ],
+      ),
+      // An unlisted origin, preflight or API key: Vary only.
+      [
+        'OPTIONS',
+        `/api/notes/${noteId}`,
+        preflight('https://evil.example').headers,
+        { status: 404, vary: 'Origin' },
+      ],
+      [
+        'GET',
+        `/api/notes/${noteId}`,
+        { ...asApp, origin: 'https://evil.example' },
+        { status: 200, vary: 'Origin' },
+      ],
+    ];
+    for (const [method, path, headers, expected] of cases) {
+      assert.deepEqual(
+        await answer(method, path, headers),
+        expected,
+        `${method} ${path} ${JSON.stringify(headers)}`,
+      );
+    }
+  });
+
   it('never authenticates a cookie sent from another origin, listed or not', async () => {
     for (const origin of [APP_ORIGIN, 'https://evil.example']) {
       const read = await owner.get(`/api/notes/${noteId}`, { headers: { origin } });

@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { bearerToken } from './auth.js';
 
 /** What a browser client on another origin may send and read (docs/api.md, CORS). */
@@ -33,20 +33,16 @@ const CORS_OPTIONS = {
 };
 
 /**
- * The origin that gets CORS headers on this request, or false for none: a listed origin, on a
- * preflight (which never carries credentials) or on a request that brings an API key. A
- * cookie-authenticated request never gets them, so no page elsewhere reads what the user's
- * session sees (and the auth hook ignores cookies sent cross-origin anyway).
- */
-function corsOrigin(request: FastifyRequest, allowed: ReadonlySet<string>): string | false {
-  const origin = request.headers.origin;
-  if (origin === undefined || !allowed.has(origin)) return false;
-  return request.method === 'OPTIONS' || bearerToken(request) ? origin : false;
-}
-
-/**
  * CORS for browser clients on the origins in CORS_ORIGINS (extensions, other web apps), with
  * API keys only. Registered before the auth hook, so a 401 or 413 can be read by the page too.
+ *
+ * The plugin's options are static (normalised once) and it decides by `Origin` alone: a listed
+ * origin gets the headers, and its preflights (never with credentials) are answered. The rest of
+ * the rule is the hook after it: any other answer to a listed origin without an API key has them
+ * taken back, so no page elsewhere reads what a cookie's session sees (and the auth hook ignores
+ * cookies sent cross-origin anyway). A `delegator` could decide all of it in one place, but the
+ * plugin then normalises the options it returns on every request, with an `Origin` or without
+ * (5–10 µs a request: docs/benchmarks.md, "CORS without per-request normalisation").
  */
 export async function registerCors(app: FastifyInstance, allowedOrigins: readonly string[]): Promise<void> {
   const allowed = new Set(allowedOrigins);
@@ -56,7 +52,21 @@ export async function registerCors(app: FastifyInstance, allowedOrigins: readonl
     if (route.method === 'OPTIONS') route.config = { ...route.config, auth: 'public' };
   });
   await app.register(cors, {
-    delegator: (request, callback) =>
-      callback(null, { ...CORS_OPTIONS, origin: corsOrigin(request, allowed) }),
+    ...CORS_OPTIONS,
+    origin: (origin: string | undefined, callback: (error: null, origin: string | false) => void) => {
+      callback(null, origin !== undefined && allowed.has(origin) ? origin : false);
+    },
+  });
+  // Right after the plugin's own onRequest hook, which answered preflights itself.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (
+      reply.hasHeader('access-control-allow-origin') &&
+      request.method !== 'OPTIONS' &&
+      !bearerToken(request)
+    ) {
+      reply.removeHeader('access-control-allow-origin');
+      reply.removeHeader('access-control-expose-headers');
+    }
+    done();
   });
 }
