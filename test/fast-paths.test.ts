@@ -13,8 +13,8 @@ import {
   sessionUserStatement,
 } from '../src/features/auth/store.js';
 import {
-  findNoteForViewFast,
-  findNoteForViewWithKysely,
+  findNoteWithRoleFast,
+  findNoteWithRoleWithKysely,
   noteRelationsFast,
 } from '../src/features/notes/store.js';
 import { tagsByNote } from '../src/features/tags/store.js';
@@ -61,7 +61,7 @@ describe('SQLite fast paths', sqliteOnly, () => {
     assert.equal((await findSessionUser(db, hash, session.created_at))?.token_hash, hash);
   });
 
-  it('findNoteForView and noteRelationsFast answer as their Kysely versions for owners, collaborators and strangers', async () => {
+  it('findNoteWithRole and noteRelationsFast answer as their Kysely versions for owners, collaborators and strangers', async () => {
     const { db } = server.app;
     const friend = await createUserClient(server, 'friend@example.com');
     const stranger = await createUserClient(server, 'stranger@example.com');
@@ -81,11 +81,11 @@ describe('SQLite fast paths', sqliteOnly, () => {
     const noteIds = [tagged.id, shared.id, trashed.id, friends.id, randomUUID()];
     for (const userId of [ownerId, friend.userId, stranger.userId]) {
       for (const noteId of noteIds) {
-        const fast = findNoteForViewFast(db, noteId, userId);
+        const fast = findNoteWithRoleFast(db, noteId, userId);
         assert.ok(fast, 'the server database has the fast path');
         assert.deepEqual(
           fast.found,
-          await findNoteForViewWithKysely(db, noteId, userId),
+          await findNoteWithRoleWithKysely(db, noteId, userId),
           `${userId} ${noteId}`,
         );
       }
@@ -102,9 +102,11 @@ describe('SQLite fast paths', sqliteOnly, () => {
         attachments: attachments.get(noteId) ?? [],
       });
     }
-    const view = findNoteForViewFast(db, tagged.id, ownerId)?.found;
-    assert.deepEqual(view?.tags, ['home', 'work', 'zoo', 'äpfel']);
-    assert.equal(view?.attachments.length, 2);
+    assert.equal(findNoteWithRoleFast(db, tagged.id, ownerId)?.found?.role, 'owner');
+    assert.equal(findNoteWithRoleFast(db, tagged.id, stranger.userId)?.found?.role, undefined);
+    const relations = noteRelationsFast(db, tagged.id);
+    assert.deepEqual(relations?.tags, ['home', 'work', 'zoo', 'äpfel']);
+    assert.equal(relations?.attachments.length, 2);
   });
 
   it('is not taken in a transaction, nor beside one open on the connection', async () => {

@@ -1,37 +1,54 @@
 /**
- * GET /api/notes sends each note's answer from a cache kept by note version
- * (presenter.ts, NoteJsonCache): after every kind of change that alters a note's answer, the
- * list must say what a by-id read (which never uses the cache) says, and who sees a note must
- * still be decided by the list's query.
+ * GET /api/notes and GET /api/notes/{id} send each note's answer from a cache kept by note
+ * version (presenter.ts, NoteJsonCache): after every kind of change that alters a note's answer,
+ * both must say what the notes service's `get` (which never uses the cache) says, and who sees a
+ * note must still be decided by the list's query and the by-id read's access decision.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
+import { createNotesService } from '../src/features/notes/service.js';
 import type { TestClient } from './helpers/client.js';
 import { createUserClient } from './helpers/client.js';
 import { ManualClock, useOwner, useServer } from './helpers/server.js';
 
-/** Asserts that the list shows exactly `ids`, each note as GET /api/notes/{id} answers it. */
-async function assertListShows(client: TestClient, ids: string[]): Promise<any[]> {
-  const list = await client.get('/api/notes');
-  assert.equal(list.status, 200, list.text);
-  assert.deepEqual(list.body.map((note: { id: string }) => note.id).sort(), [...ids].sort());
-  for (const listed of list.body) {
-    const read = await client.get(`/api/notes/${listed.id}`);
-    assert.equal(read.status, 200, read.text);
-    assert.deepEqual(listed, read.body);
-  }
-  return list.body;
-}
-
-describe('GET /api/notes from the note JSON cache', () => {
+describe('GET /api/notes and /api/notes/{id} from the note JSON cache', () => {
   // The clock stands still: a note deleted and created again gets the same version and
   // updatedAt, so only the note's doc_id tells the two apart.
   const clock = new ManualClock();
   let queries: string[] = [];
   const server = useServer({ clock, onQuery: (sql) => queries.push(sql) });
   const owner = useOwner(server);
+
+  /** The note as the service's `get` makes it, with no cache, as the client would parse it. */
+  async function uncached(client: TestClient, id: string): Promise<unknown> {
+    const userId = (await client.get('/api/users/me')).body.id;
+    const notes = createNotesService({ db: server.app.db, clock, trashRetentionDays: 30, notesDeleted: [] });
+    const actor = {
+      userId,
+      isOwner: false,
+      via: 'session' as const,
+      scopes: new Set(['notes:read' as const]),
+    };
+    return JSON.parse(JSON.stringify(await notes.get(actor, id)));
+  }
+
+  /** Asserts that the list shows exactly `ids`, each note, listed and by id, as `get` makes it. */
+  async function assertListShows(client: TestClient, ids: string[]): Promise<any[]> {
+    const list = await client.get('/api/notes');
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.body.map((note: { id: string }) => note.id).sort(), [...ids].sort());
+    for (const listed of list.body) {
+      const read = await client.get(`/api/notes/${listed.id}`);
+      assert.equal(read.status, 200, read.text);
+      assert.equal(read.headers.get('etag'), `"${listed.version}"`);
+      const made = await uncached(client, listed.id);
+      assert.deepEqual(listed, made);
+      assert.deepEqual(read.body, made);
+    }
+    return list.body;
+  }
 
   async function create(fields: Record<string, unknown>): Promise<string> {
     const response = await owner.post('/api/notes', fields);
@@ -104,6 +121,26 @@ describe('GET /api/notes from the note JSON cache', () => {
     await searched();
     assert.equal((await owner.patch(`/api/notes/${id}`, { content: 'stripes #road' })).status, 200);
     assert.deepEqual((await searched()).tags, ['road']);
+    assert.equal((await owner.delete(`/api/notes/${id}`)).status, 200);
+  });
+
+  it('answers a by-id read from the cache, after deciding who may read it', async () => {
+    const { client: stranger } = await createUserClient(
+      server,
+      `stranger-${randomUUID()}@example.com`,
+      undefined,
+      owner,
+    );
+    const id = await create({ title: 'cached #tagged', content: 'by id' });
+    await assertListShows(owner, [id]);
+    queries = [];
+    const read = await owner.get(`/api/notes/${id}`);
+    assert.equal(read.status, 200, read.text);
+    const relationReads = queries.filter((q) => /note_tags|attachments/i.test(q));
+    assert.deepEqual(relationReads, [], 'a cached answer reads no tags or attachments');
+    const refused = await stranger.get(`/api/notes/${id}`);
+    assert.equal(refused.status, 404, refused.text);
+    assert.doesNotMatch(refused.text, /cached/);
     assert.equal((await owner.delete(`/api/notes/${id}`)).status, 200);
   });
 

@@ -112,7 +112,9 @@ select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_
 -- POST /api/notes/{id}/attachments
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
-select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
+   FROM notes n WHERE n.id = @noteId;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 insert into "attachments" ("id", "note_id", "filename", "mime_type", "size", "thumbnail_path", "created_at", "sha256", "thumbnail_size", "width", "height") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;

@@ -150,6 +150,16 @@ export async function* noteJsonBatches(
   }
 }
 
+/** One note's answer as JSON text: the cached one of its version, or made now and kept. */
+export async function noteJsonOf(db: Db, row: NoteRow, cache: NoteJsonCache): Promise<string> {
+  const key = cacheKey(row);
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  const text = JSON.stringify(await noteView(db, row));
+  cache.set(key, text);
+  return text;
+}
+
 /** Every item of the batches in one array, for callers that want the whole list. */
 export async function collectBatches<T>(batches: AsyncIterable<readonly T[]>): Promise<T[]> {
   const all: T[] = [];

@@ -73,8 +73,9 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const note = await notes.get(actorOf(request), request.params.id);
-      return reply.header('etag', `"${note.version}"`).send(note);
+      const { version, json } = await notes.getJson(actorOf(request), request.params.id);
+      // JSON text already (the list's cached answer): sent as it is, not serialized again.
+      return reply.header('etag', `"${version}"`).type('application/json; charset=utf-8').send(json);
     },
   );
 

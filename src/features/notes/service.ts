@@ -16,20 +16,15 @@ import {
   setItemChecked,
 } from './contentEdits.js';
 import { type NoteFields, pickNoteFields } from './fields.js';
-import {
-  decideNoteAccess,
-  denialError,
-  notesToDeleteBySystemRule,
-  requireNoteAccess,
-} from './permissions.js';
+import { notesToDeleteBySystemRule, requireNoteAccess } from './permissions.js';
 import {
   collectBatches,
   createNoteJsonCache,
   type NoteJsonCache,
   noteJsonBatches,
+  noteJsonOf,
   noteView,
   noteViewBatches,
-  noteViewOf,
 } from './presenter.js';
 import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
 import type { NoteRow } from './store.js';
@@ -194,12 +189,18 @@ export function createNotesService(deps: NotesDeps) {
       return { notes, nextCursor: listed.length > query.limit && last ? listCursorAfter(last) : null };
     },
 
-    /** requireNoteAccess(…, 'read') and noteView in one read (store.findNoteForView). */
     async get(actor: Actor, noteId: string): Promise<Note> {
-      const found = await store.findNoteForView(db, noteId.toLowerCase(), actor.userId);
-      const decision = decideNoteAccess(actor, found, 'read');
-      if (!decision.allowed) throw denialError(decision.reason, 'read');
-      return noteViewOf(decision.note, found!.tags, found!.attachments);
+      const { note } = await requireNoteAccess(db, actor, noteId, 'read');
+      return noteView(db, note);
+    },
+
+    /**
+     * get's answer as JSON text, for REST: the list's cached answer of this version when there
+     * is one (the cache knows no reader, so the access decision comes first, as in get).
+     */
+    async getJson(actor: Actor, noteId: string): Promise<{ version: number; json: string }> {
+      const { note } = await requireNoteAccess(db, actor, noteId, 'read');
+      return { version: note.version, json: await noteJsonOf(db, note, noteJson) };
     },
 
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {

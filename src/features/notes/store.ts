@@ -3,8 +3,7 @@ import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
 import type { NotesTable } from '../../db/schema.js';
-import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
-import { tagsByNote } from '../tags/store.js';
+import type { AttachmentRow } from '../attachments/store.js';
 import type { NoteColor, NoteFilter } from './schemas.js';
 import { visibleTo } from './visibility.js';
 
@@ -83,21 +82,6 @@ function roleOf(row: NoteRow & { is_collaborator: number }, userId: number) {
 }
 
 /**
- * One note and the user's role on it (owner or collaborator, else nothing); it must say what
- * visibleTo says (test/notes-visibility.test.ts). Only requireNoteAccess calls it.
- */
-export async function findNoteWithRole(
-  db: Db,
-  noteId: string,
-  userId: number,
-): Promise<{ note: NoteRow; role: NoteRole } | undefined> {
-  const row = await notesWithCollaboration(db, userId).where('n.id', '=', noteId).executeTakeFirst();
-  if (!row) return undefined;
-  const { note, role } = roleOf(row, userId);
-  return role ? { note, role } : undefined;
-}
-
-/**
  * findNoteWithRole for many ids in one query. Unlike it, a note the user cannot see is still
  * listed (role undefined), so a caller knows that the id is taken without another query.
  */
@@ -113,44 +97,30 @@ export async function findNotesWithRole(
   return found;
 }
 
-/** A note as GET /api/notes/{id} needs it: the row, the user's role, its tags and attachments. */
-export interface NoteForView {
-  note: NoteRow;
-  /** Undefined when the user cannot see the note (visibleTo would leave it out). */
-  role: NoteRole | undefined;
-  tags: string[];
-  attachments: AttachmentRow[];
-}
-
-/** One note for a by-id read; undefined when no note has this id. */
-export async function findNoteForView(
+/**
+ * One note and the user's role on it (owner or collaborator; undefined when they cannot see it),
+ * for requireNoteAccess; undefined when no note has this id. The role must say what visibleTo
+ * says (test/notes-visibility.test.ts).
+ */
+export async function findNoteWithRole(
   db: Db,
   noteId: string,
   userId: number,
-): Promise<NoteForView | undefined> {
-  const fast = findNoteForViewFast(db, noteId, userId);
-  return fast ? fast.found : findNoteForViewWithKysely(db, noteId, userId);
+): Promise<{ note: NoteRow; role: NoteRole | undefined } | undefined> {
+  const fast = findNoteWithRoleFast(db, noteId, userId);
+  return fast ? fast.found : findNoteWithRoleWithKysely(db, noteId, userId);
 }
 
-export async function findNoteForViewWithKysely(
-  db: Db,
-  noteId: string,
-  userId: number,
-): Promise<NoteForView | undefined> {
+export async function findNoteWithRoleWithKysely(db: Db, noteId: string, userId: number) {
   const row = await notesWithCollaboration(db, userId).where('n.id', '=', noteId).executeTakeFirst();
-  if (!row) return undefined;
-  const { note, role } = roleOf(row, userId);
-  if (!role) return { note, role, tags: [], attachments: [] };
-  const [tags, attachments] = await Promise.all([tagsByNote(db, [noteId]), attachmentsByNote(db, [noteId])]);
-  return { note, role, tags: tags.get(noteId) ?? [], attachments: attachments.get(noteId) ?? [] };
+  return row && roleOf(row, userId);
 }
 
 /**
- * findNoteForView's SQLite fast path (db/fastPath.ts): the note and the reader's role in one
- * statement, then its relations (noteRelationsFast) when the reader may see them.
- * test/fast-paths.test.ts pins its answers to the Kysely version's.
+ * findNoteWithRole's SQLite fast path (db/fastPath.ts): the note and the reader's role in one
+ * statement. test/fast-paths.test.ts pins its answers to the Kysely version's.
  */
-const noteForViewStatement = fastStatement<
+const noteWithRoleStatement = fastStatement<
   [{ userId: number; noteId: string }],
   NoteRow & { is_collaborator: number }
 >(
@@ -160,18 +130,9 @@ const noteForViewStatement = fastStatement<
 );
 
 /** The fast path's answer, or undefined when `db` has none and the Kysely version must run. */
-export function findNoteForViewFast(
-  db: Db,
-  noteId: string,
-  userId: number,
-): { found: NoteForView | undefined } | undefined {
-  const fast = noteForViewStatement.get(db, { userId, noteId });
-  if (!fast) return undefined;
-  if (!fast.row) return { found: undefined };
-  const { note, role } = roleOf(fast.row, userId);
-  if (!role) return { found: { note, role, tags: [], attachments: [] } };
-  const relations = noteRelationsFast(db, noteId);
-  return relations && { found: { note, role, ...relations } };
+export function findNoteWithRoleFast(db: Db, noteId: string, userId: number) {
+  const fast = noteWithRoleStatement.get(db, { userId, noteId });
+  return fast && { found: fast.row && roleOf(fast.row, userId) };
 }
 
 // Two plain statements rather than one with a correlated subquery each: SQLite's ordered
@@ -191,7 +152,7 @@ const attachmentRowsStatement = fastStatement<[noteId: string], AttachmentRow>(
 export function noteRelationsFast(
   db: Db,
   noteId: string,
-): Pick<NoteForView, 'tags' | 'attachments'> | undefined {
+): { tags: string[]; attachments: AttachmentRow[] } | undefined {
   const tags = tagNamesStatement.all(db, noteId);
   const attachments = attachmentRowsStatement.all(db, noteId);
   return tags && attachments && { tags: tags.map((tag) => tag.name), attachments };
