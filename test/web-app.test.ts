@@ -579,6 +579,43 @@ describe('a long list: cards come a page at a time as its end nears', { skip }, 
   });
 });
 
+describe("a long note's card", { skip }, () => {
+  const server = useServer();
+
+  it('lays out only the start of the text, still more than its box shows, in grid, list and on a phone', async () => {
+    const owner = await setupOwner(server.url);
+    const content = 'The quick brown fox jumps over the lazy dog, then naps in the sun. '.repeat(100);
+    assert.equal((await owner.post('/api/notes', { title: 'Long', content })).status, 201);
+    const shown = async (page: Page) => {
+      const text = page.getByRole('article', { name: 'Long', exact: true }).locator('.card-text');
+      await text.waitFor();
+      return text.evaluate((element) => ({
+        text: element.textContent ?? '',
+        overflows: element.scrollHeight > element.clientHeight,
+      }));
+    };
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      const context = await signedInContext(browser, owner, { viewport });
+      const page = await context.newPage();
+      await page.goto(server.url);
+      const grid = await shown(page);
+      assert.ok(content.startsWith(grid.text) && grid.text.length < content.length / 2, 'the start only');
+      assert.ok(grid.overflows, `the box is still full at ${viewport.width} px`);
+      if (viewport.width === 1280) {
+        await page.getByRole('button', { name: 'List view' }).click();
+        const list = await shown(page);
+        assert.ok(list.text.length > grid.text.length && content.startsWith(list.text));
+        assert.ok(list.overflows, 'the wider box of the list view is full too');
+        await page.getByRole('button', { name: 'Grid view' }).click();
+      }
+      await context.close();
+    }
+  });
+});
+
 function names(page: Page): Promise<(string | null)[]> {
   return page
     .getByRole('article')

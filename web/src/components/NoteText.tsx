@@ -1,6 +1,14 @@
+import { layout } from '../app/state.js';
 import { checklistItems } from '../model/checklist.js';
 import { isTagsOnlyLine, labelsOf } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
+
+/**
+ * The most characters of its text a card lays out, per layout: more than its box (24em high,
+ * overflow hidden) shows of ordinary text, so nothing visible is lost, while a long note's hidden
+ * rest is not laid out again on every render, e.g. each search keystroke (decision 0018).
+ */
+const CARD_TEXT_CHARACTERS = { grid: 900, list: 2400 };
 
 /** The text of a card: plain lines, or the checklist's open items and a count of completed ones. */
 export function NoteText({
@@ -34,7 +42,11 @@ export function NoteText({
           )}
         </ul>
       ) : (
-        lines.length > 0 && <p class="card-text">{lines.slice(0, 20).join('\n')}</p>
+        lines.length > 0 && (
+          <p class="card-text">
+            {lines.slice(0, 20).join('\n').slice(0, CARD_TEXT_CHARACTERS[layout.value])}
+          </p>
+        )
       )}
       {labels.length > 0 && (
         <ul class="chips" aria-label="Labels">
