@@ -1,7 +1,7 @@
 import { type Actor, canWrite } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
 import { errors } from '../../errors.js';
-import { findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './store.js';
+import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './store.js';
 
 /**
  * What the caller wants to do with a note (D-COLLAB-1):
@@ -12,11 +12,7 @@ import { findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from
  */
 export type NoteAction = 'read' | 'edit' | 'leave' | 'own';
 
-/** A note as loaded for a decision: the row and the caller's role, or no role if they cannot see it. */
-export interface FoundNote {
-  note: NoteRow;
-  role: NoteRole | undefined;
-}
+export type { FoundNote } from './store.js';
 
 /** Why an action is refused; each path turns it into its own answer (404, 403, `skipped`...). */
 export type AccessDenial =

@@ -74,23 +74,29 @@ function notesWithCollaboration(db: Db, userId: number) {
 }
 
 /** The user's role on a note: owner, collaborator, or none (visibleTo would leave it out). */
-function roleOf(row: NoteRow & { is_collaborator: number }, userId: number) {
+function roleOf(row: NoteRow & { is_collaborator: number }, userId: number): FoundNote {
   const { is_collaborator, ...note } = row;
   const role: NoteRole | undefined =
     note.owner_id === userId ? 'owner' : is_collaborator ? 'collaborator' : undefined;
   return { note, role };
 }
 
+/** A note as loaded for a decision: the row and the caller's role, or no role if they cannot see it. */
+export interface FoundNote {
+  note: NoteRow;
+  role: NoteRole | undefined;
+}
+
 /**
- * findNoteWithRole for many ids in one query. Unlike it, a note the user cannot see is still
+ * findNoteWithRole for many ids in one query. Like it, a note the user cannot see is still
  * listed (role undefined), so a caller knows that the id is taken without another query.
  */
 export async function findNotesWithRole(
   db: Db,
   noteIds: readonly string[],
   userId: number,
-): Promise<Map<string, { note: NoteRow; role: NoteRole | undefined }>> {
-  const found = new Map<string, { note: NoteRow; role: NoteRole | undefined }>();
+): Promise<Map<string, FoundNote>> {
+  const found = new Map<string, FoundNote>();
   if (noteIds.length === 0) return found;
   const rows = await notesWithCollaboration(db, userId).where('n.id', 'in', inJsonList(noteIds)).execute();
   for (const row of rows) found.set(row.id, roleOf(row, userId));
@@ -106,12 +112,16 @@ export async function findNoteWithRole(
   db: Db,
   noteId: string,
   userId: number,
-): Promise<{ note: NoteRow; role: NoteRole | undefined } | undefined> {
+): Promise<FoundNote | undefined> {
   const fast = findNoteWithRoleFast(db, noteId, userId);
   return fast ? fast.found : findNoteWithRoleWithKysely(db, noteId, userId);
 }
 
-export async function findNoteWithRoleWithKysely(db: Db, noteId: string, userId: number) {
+export async function findNoteWithRoleWithKysely(
+  db: Db,
+  noteId: string,
+  userId: number,
+): Promise<FoundNote | undefined> {
   const row = await notesWithCollaboration(db, userId).where('n.id', '=', noteId).executeTakeFirst();
   return row && roleOf(row, userId);
 }
@@ -130,7 +140,11 @@ const noteWithRoleStatement = fastStatement<
 );
 
 /** The fast path's answer, or undefined when `db` has none and the Kysely version must run. */
-export function findNoteWithRoleFast(db: Db, noteId: string, userId: number) {
+export function findNoteWithRoleFast(
+  db: Db,
+  noteId: string,
+  userId: number,
+): { found: FoundNote | undefined } | undefined {
   const fast = noteWithRoleStatement.get(db, { userId, noteId });
   return fast && { found: fast.row && roleOf(fast.row, userId) };
 }
