@@ -118,7 +118,13 @@ describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
       // Thumbnails come from the public attachment endpoint, allowed by img-src 'self'.
       const images = page.locator('.images img');
       assert.equal(await images.count(), 3);
-      await page.waitForLoadState('load');
+      // The thumbnails load lazily, so the page's load event may come before the last one starts:
+      // wait until every image has either loaded or failed, then check that none failed.
+      await page.waitForFunction(() =>
+        Array.from((globalThis as any).document.querySelectorAll('.images img')).every(
+          (img) => (img as { complete: boolean }).complete,
+        ),
+      );
       const loaded = await images.evaluateAll((imgs) =>
         imgs.map((img) => (img as { complete: boolean; naturalWidth: number }).naturalWidth > 0),
       );
