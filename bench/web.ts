@@ -43,28 +43,66 @@ function brotliSizes(): { js: number; css: number } {
   return { js: sum('.js'), css: sum('.css') };
 }
 
+function p50p95(values: number[]): string {
+  return `${percentile(values, 50).toFixed(1)} / ${percentile(values, 95).toFixed(1)} ms`;
+}
+
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** One keystroke at a time: from the key to the next frame painted with the results. */
-async function keystrokeLatencies(page: Page): Promise<number[]> {
+interface Keystroke {
+  /**
+   * From the key to its frame painted, the key given at the start of a frame: the script and the
+   * rendering it costs. A person's key also waits for the display's next frame, 0–16.7 ms at 60 Hz.
+   */
+  frame: number;
+  /** From the key to the frame after the last card the answer adds or removes (a few per frame). */
+  settled: number;
+}
+
+/**
+ * One keystroke at a time, each given at the start of a frame once the last one's cards have
+ * settled (five frames in a row without a card added or removed).
+ */
+async function keystrokeLatencies(page: Page): Promise<Keystroke[]> {
   const search = page.getByRole('searchbox', { name: 'Search' });
   await search.focus();
-  const keystrokes: number[] = [];
+  const keystrokes: Keystroke[] = [];
   for (let round = 0; round < 3; round++) {
     await search.fill('');
     for (const key of KEYSTROKES) {
       // A string, run in the page: this module is also type-checked without the DOM (run.ts).
-      const ms = await page.evaluate<number>(`new Promise((resolve) => {
+      const keystroke = await page.evaluate<Keystroke>(`new Promise((resolve) => {
         const input = document.querySelector('input[type="search"]');
-        const start = performance.now();
-        input.value += ${JSON.stringify(key)};
-        input.dispatchEvent(new Event('input', { bubbles: true }));
-        requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - start)));
+        let changed = false;
+        const cards = new MutationObserver((records) => {
+          if (records.some((record) => [...record.addedNodes, ...record.removedNodes].some((node) => node.nodeName === 'ARTICLE')))
+            changed = true;
+        });
+        let start = 0;
+        let frame = 0;
+        let settled = 0;
+        let quietFrames = 0;
+        // A timeout set in an animation frame runs once that frame is painted.
+        const painted = () => {
+          const now = performance.now() - start;
+          if (cards.takeRecords().length > 0) changed = true;
+          if (frame === 0) frame = now;
+          if (changed) { settled = now; quietFrames = 0; changed = false; } else quietFrames++;
+          if (quietFrames < 5) requestAnimationFrame(() => setTimeout(painted));
+          else { cards.disconnect(); resolve({ frame, settled: settled || frame }); }
+        };
+        requestAnimationFrame(() => {
+          cards.observe(document.body, { childList: true, subtree: true });
+          start = performance.now();
+          input.value += ${JSON.stringify(key)};
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+          setTimeout(painted);
+        });
       })`);
-      keystrokes.push(ms);
+      keystrokes.push(keystroke);
     }
   }
   await search.fill('');
@@ -183,9 +221,14 @@ export async function runWeb(options: WebOptions): Promise<{ notes: number; rows
           target: '',
         },
         {
-          name: `Search per keystroke, p50 / p95 (${keystrokes.length} keys)`,
-          measured: `${percentile(keystrokes, 50).toFixed(1)} / ${percentile(keystrokes, 95).toFixed(1)} ms`,
+          name: `Search per keystroke, its frame: script and rendering, p50 / p95 (${keystrokes.length} keys)`,
+          measured: p50p95(keystrokes.map((keystroke) => keystroke.frame)),
           target: '≤ 16 ms p95',
+        },
+        {
+          name: 'Search per keystroke, every card of the first page painted, p50 / p95',
+          measured: p50p95(keystrokes.map((keystroke) => keystroke.settled)),
+          target: '',
         },
       ],
     };

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { NOTE_COLORS as COLOR_VALUES } from '../src/shared/colors.js';
+import { NEW_CARDS_PER_FRAME } from '../web/src/app/frameBudget.js';
 import type { ServerNote } from '../web/src/sync/index.js';
 import {
   eventually,
@@ -569,12 +570,45 @@ describe('a long list: cards come a page at a time as its end nears', { skip }, 
     assert.equal(await last.count(), 0);
     // A jump to the end of the page (End, a fling, the scrollbar dragged) passes the grid's end
     // without its ever crossing the viewport.
-    await eventually(async () => {
-      await page.evaluate(() =>
-        window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }),
+    const jumpsToTheLastCard = () =>
+      eventually(async () => {
+        await page.evaluate(() =>
+          window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' }),
+        );
+        assert.equal(await last.count(), 1);
+      });
+    await jumpsToTheLastCard();
+
+    // A keystroke's frame shows the first cards of its answer (the search reads on after it, and
+    // any view adds a few new cards per frame); the rest follow, to the last.
+    const firstFrameOf = (query: string) =>
+      page.evaluate(
+        (value) =>
+          new Promise<string[]>((resolve) => {
+            const input = document.querySelector<HTMLInputElement>('input[type="search"]')!;
+            input.value = value;
+            input.dispatchEvent(new Event('input', { bubbles: true }));
+            requestAnimationFrame(() =>
+              setTimeout(() =>
+                resolve(
+                  [...document.querySelectorAll('article')].map((card) => card.getAttribute('aria-label')!),
+                ),
+              ),
+            );
+          }),
+        query,
       );
-      assert.equal(await last.count(), 1);
-    });
+    const isFirstFrame = (cards: string[]) => {
+      assert.ok(cards.length >= 1 && cards.length <= NEW_CARDS_PER_FRAME, `${cards.length} cards`);
+      assert.deepEqual(
+        cards.sort(),
+        Array.from({ length: cards.length }, (_, index) => `Note ${NOTES - index}`).sort(),
+      );
+    };
+    isFirstFrame(await firstFrameOf('note'));
+    await jumpsToTheLastCard();
+    isFirstFrame(await firstFrameOf(''));
+    await jumpsToTheLastCard();
     await context.close();
   });
 });

@@ -197,19 +197,67 @@ describe('search', () => {
             maxLength: 12,
           },
         ),
-        (fields, typed) => {
+        fc.integer({ min: 1, max: 4 }),
+        fc.infiniteStream(fc.boolean()),
+        (fields, typed, firstMatches, finishesNow) => {
           const notes = fields.map((f) => note(f));
-          const search = searchAsYouType();
+          let pending: (() => void) | undefined;
+          const search = searchAsYouType({
+            firstMatches,
+            later: (finish) => {
+              pending = finish;
+            },
+            onWhole: () => {},
+          });
           for (const [query, filters] of typed) {
-            // Each query typed a character at a time, then the next one (often shorter).
+            // Each query typed a character at a time, then the next one (often shorter); what a
+            // keystroke left is finished before the next keystroke, or not.
             for (let end = 0; end <= query.length; end++) {
               const prefix = query.slice(0, end);
-              assert.deepEqual(search(notes, prefix, filters), notes.filter(noteMatcher(prefix, filters)));
+              const whole = notes.filter(noteMatcher(prefix, filters));
+              const answer = search(notes, prefix, filters);
+              // In part: the first of the whole answer, at least as many as a first frame shows.
+              assert.deepEqual(answer, whole.slice(0, answer.length));
+              assert.ok(answer.length >= Math.min(firstMatches, whole.length));
+              // Whole, unless what is left is still to be looked for.
+              if (!pending) assert.deepEqual(answer, whole);
+              else if (finishesNow.next().value) {
+                const finish = pending;
+                pending = undefined;
+                finish();
+                assert.deepEqual(search(notes, prefix, filters), whole);
+              }
             }
           }
         },
       ),
     );
+  });
+
+  it('answers a keystroke with the first notes found and looks for the rest after the frame', () => {
+    const notes = Array.from({ length: 10 }, (_, index) => note({ title: `Trip ${index}` }));
+    const later: Array<() => void> = [];
+    let wholeAnswers = 0;
+    const search = searchAsYouType({
+      firstMatches: 3,
+      later: (finish) => later.push(finish),
+      onWhole: () => wholeAnswers++,
+    });
+    const first = search(notes, 'trip', {});
+    assert.deepEqual(first, notes.slice(0, 3));
+    assert.equal(later.length, 1);
+    later[0]!();
+    assert.equal(wholeAnswers, 1);
+    assert.deepEqual(search(notes, 'trip', {}), notes);
+    assert.deepEqual(first, notes.slice(0, 3), 'an answer given is never changed afterwards');
+
+    // Typed on before the rest was looked for: the notes not yet read are read for the new query.
+    assert.deepEqual(search(notes, 'trip 1', {}), [notes[1]]);
+    assert.deepEqual(search(notes, '', {}), notes.slice(0, 3));
+    assert.deepEqual(search(notes, 'trip 9', {}), [notes[9]]);
+    for (const finish of later.slice(1)) finish();
+    assert.equal(wholeAnswers, 1, 'an older search finished late says nothing');
+    assert.deepEqual(search(notes, 'trip 9', {}), [notes[9]]);
   });
 });
 

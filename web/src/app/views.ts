@@ -1,13 +1,24 @@
 /** Which notes the current view shows, in display order. */
+
+import { signal } from '@preact/signals';
 import { hasFilters, type SearchFilters, searchAsYouType } from '../model/search.js';
+import { nextFrame } from '../sync/frames.js';
 import type { LocalNote } from '../sync/index.js';
+import { NEW_CARDS_PER_FRAME } from './frameBudget.js';
 import type { Route } from './state.js';
 
 export function isSearching(query: string, filters: SearchFilters): boolean {
   return query.trim() !== '' || hasFilters(filters);
 }
 
-const search = searchAsYouType();
+/** Bumped when a search answered in part is whole. */
+const searchesWhole = signal(0);
+
+const search = searchAsYouType({
+  firstMatches: NEW_CARDS_PER_FRAME,
+  later: (finish) => void nextFrame(window).then(finish),
+  onWhole: () => searchesWhole.value++,
+});
 
 export function notesOfView(
   notes: LocalNote[],
@@ -15,6 +26,8 @@ export function notesOfView(
   query: string,
   filters: SearchFilters,
 ): LocalNote[] {
+  // Read in the caller's render, so that it renders again when a search answered in part is whole.
+  searchesWhole.value;
   if (route.view === 'label')
     return search(notes, query, { ...filters, label: route.label }).filter((note) => !note.archived);
   if (isSearching(query, filters)) return search(notes, query, filters);

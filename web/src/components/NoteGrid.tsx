@@ -2,6 +2,7 @@ import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/ad
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
+import { newCardsRoom, spendNewCards } from '../app/frameBudget.js';
 import { focused, layout, selection } from '../app/state.js';
 import { columnCount, estimatedLines, masonryColumns } from '../model/masonry.js';
 import type { LocalNote } from '../sync/index.js';
@@ -19,13 +20,6 @@ const PAGE = 16;
  * never sees the end intersect the viewport itself.
  */
 const AHEAD = '1000000px 0px 100% 0px';
-/**
- * New cards (not on screen in the last render) added per frame: a keystroke that changes every
- * result paints its first cards in the next frame and the rest of the page in the frames after,
- * instead of building a page of cards' DOM before anything shows (decision 0018).
- */
-const NEW_CARDS_PER_FRAME = 10;
-
 interface Props {
   notes: LocalNote[];
   /** Which view and search the notes are the answer to: a new one starts again at the first page. */
@@ -60,9 +54,13 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
   const sentinel = useRef<HTMLDivElement>(null);
   const width = useSignal(1024);
   const page = useRef({ view, size: PAGE });
-  if (page.current.view !== view) page.current = { view, size: PAGE };
-  const size = page.current.size;
+  /** The cards of the last render: in a new view none count, as a card that changes column is built again. */
   const onScreen = useRef<ReadonlySet<string>>(new Set());
+  if (page.current.view !== view) {
+    page.current = { view, size: PAGE };
+    onScreen.current = new Set();
+  }
+  const size = page.current.size;
   /** Bumped to render again: the next new cards of the page, or the next page. */
   const renders = useSignal(0);
   renders.value;
@@ -77,7 +75,7 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
     return () => observer.disconnect();
   }, []);
 
-  const visible = withNewCardsPerFrame(notes.slice(0, size), onScreen.current);
+  const visible = withNewCardsPerFrame(notes.slice(0, size), onScreen.current, view);
   useEffect(() => {
     onScreen.current = new Set(visible.map((note) => note.id));
     if (visible.length === Math.min(size, notes.length)) return;
@@ -127,9 +125,11 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
   );
 }
 
-/** The first `page` notes up to the one that would be the NEW_CARDS_PER_FRAME+1-th new card. */
-function withNewCardsPerFrame(page: LocalNote[], onScreen: ReadonlySet<string>): LocalNote[] {
-  let budget = NEW_CARDS_PER_FRAME;
-  const end = page.findIndex((note) => !onScreen.has(note.id) && budget-- === 0);
+/** The first `page` notes up to the first new card (not on screen) this frame has no room for. */
+function withNewCardsPerFrame(page: LocalNote[], onScreen: ReadonlySet<string>, view: string): LocalNote[] {
+  const room = newCardsRoom(view);
+  let added = 0;
+  const end = page.findIndex((note) => !onScreen.has(note.id) && added++ === room);
+  spendNewCards(Math.min(added, room));
   return end < 0 ? page : page.slice(0, end);
 }

@@ -66,25 +66,87 @@ export function noteMatcher(query: string, filters: SearchFilters): (note: Local
   };
 }
 
+/** How a search as you type finishes what its keystroke left: `later` runs `finish` after the frame. */
+export interface SearchAsYouTypeOptions {
+  /** Notes found before a keystroke is answered: its frame shows no more new cards (frameBudget.ts). */
+  firstMatches: number;
+  later: (finish: () => void) => void;
+  /** Called when an answer given in part is whole: ask again for it. */
+  onWhole: () => void;
+}
+
+interface Scan {
+  notes: readonly LocalNote[];
+  query: string;
+  filters: string;
+  matches: (note: LocalNote) => boolean;
+  /** The notes looked through, in order; `next` is the first not looked at yet. */
+  source: readonly LocalNote[];
+  next: number;
+  found: LocalNote[];
+}
+
 /**
- * A search as you type: each answer is kept, and when the query only grew (the same notes and
+ * A search as you type. Each answer is kept, and when the query only grew (the same notes and
  * filters, the folded query extending the last one) the next is looked for among the last
  * answer's notes: every word of the longer query contains a word of the shorter, or is new, so
  * it can only find fewer. A keystroke then reads the few notes still found, not 10,000.
+ *
+ * A keystroke's answer stops at the first `firstMatches` notes found, which is all its first
+ * frame shows; the rest is looked for after that frame (`later`), and `onWhole` says when the
+ * answer is whole. A query typed before then narrows what was found plus what was not yet read.
+ * The notes given in part are always the first of the whole answer, in order.
  */
-export function searchAsYouType(): (
+export function searchAsYouType({
+  firstMatches,
+  later,
+  onWhole,
+}: SearchAsYouTypeOptions): (
   notes: readonly LocalNote[],
   query: string,
   filters: SearchFilters,
 ) => LocalNote[] {
-  let last: { notes: readonly LocalNote[]; query: string; filters: string; found: LocalNote[] } | undefined;
+  let last: Scan | undefined;
   return (notes, query, filters) => {
     const folded = foldText(query);
     const filterKey = JSON.stringify(filters);
-    const narrowing =
-      last && last.notes === notes && last.filters === filterKey && folded.startsWith(last.query);
-    const found = (narrowing ? last!.found : notes).filter(noteMatcher(query, filters));
-    last = { notes, query: folded, filters: filterKey, found };
-    return found;
+    const sameSearch = last && last.notes === notes && last.filters === filterKey;
+    if (sameSearch && last!.query === folded) return last!.found;
+    const source =
+      sameSearch && folded.startsWith(last!.query)
+        ? last!.found.concat(last!.source.slice(last!.next))
+        : notes;
+    const scan: Scan = {
+      notes,
+      query: folded,
+      filters: filterKey,
+      matches: noteMatcher(query, filters),
+      source,
+      next: 0,
+      found: [],
+    };
+    scanFor(scan, firstMatches);
+    last = scan;
+    if (scan.next < source.length)
+      later(() => {
+        if (last !== scan) return;
+        scanFor(scan, Number.POSITIVE_INFINITY);
+        onWhole();
+      });
+    return scan.found;
   };
+}
+
+/** Reads on until `wanted` more notes are found or none is left; `found` becomes a new array. */
+function scanFor(scan: Scan, wanted: number): void {
+  const found = [...scan.found];
+  const goal = found.length + wanted;
+  const { source, matches } = scan;
+  let next = scan.next;
+  while (next < source.length && found.length < goal) {
+    const note = source[next++]!;
+    if (matches(note)) found.push(note);
+  }
+  scan.next = next;
+  scan.found = found;
 }

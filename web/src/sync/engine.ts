@@ -16,6 +16,7 @@ import {
   writeNoteState,
   writeTransaction,
 } from './database.js';
+import { nextFrame } from './frames.js';
 import {
   acknowledge,
   acknowledgedCopy,
@@ -672,19 +673,6 @@ export async function openSyncEngine(options: EngineOptions): Promise<SyncEngine
     `keepsake-sync-u${options.userId}`,
   );
   return engine;
-}
-
-/** A hidden tab paints no frames: it loads the rest after this long instead. */
-const HIDDEN_TAB_WAIT_MS = 250;
-
-/** After the window's next frame is painted; at once without one (node tests). */
-function nextFrame(window: EngineOptions['window']): Promise<void> {
-  const requestFrame = window?.requestAnimationFrame?.bind(window);
-  if (!requestFrame) return Promise.resolve();
-  return new Promise((resolve) => {
-    requestFrame(() => setTimeout(resolve));
-    setTimeout(resolve, HIDDEN_TAB_WAIT_MS);
-  });
 }
 
 const defaultTimers: Timers = {
