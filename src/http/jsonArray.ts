@@ -5,43 +5,50 @@ import { eventLoopTurns } from '../eventLoop.js';
 /** A list lets the event loop turn after this much work, so other requests are served meanwhile. */
 const LIST_SLICE_MS = 20;
 
-/** Items are sent in chunks of about this many characters, a big item in a chunk of its own. */
-const CHUNK_CHARACTERS = 64 * 1024;
+/** Items are sent in chunks of about this many bytes, a big item in a chunk of its own. */
+const CHUNK_BYTES = 64 * 1024;
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+const EMPTY = Buffer.from('[]');
 
 /**
  * The chunks of one JSON array whose items arrive in batches: `[`, the items separated by `,`,
- * `]`. `serializeArray` is the route's compiled array serializer; it is given one item at a time
- * and its brackets are dropped, so the body is byte for byte what serializing all items at once
- * gives, while no string holds more than CHUNK_CHARACTERS and one item (a batch of 283 notes of
- * 1 MB each would be 566 million characters, more than V8 allows in one string). A chunk ends
- * at the latest with its batch, so what was read is sent before the next batch is read. Nothing
- * is yielded before the first batch is ready: an error up to then can still become an error
+ * `]`, each item as UTF-8 JSON (`encodeItem`). No chunk holds more than CHUNK_BYTES and one
+ * item (a batch of 283 notes of 1 MB each would be 566 MB in one buffer). A chunk ends at the
+ * latest with its batch, so what was read is sent before the next batch is read. Nothing is
+ * yielded before the first batch is ready: an error up to then can still become an error
  * response.
  */
 export async function* jsonArrayChunks<T>(
   batches: AsyncIterable<readonly T[]>,
-  serializeArray: (items: readonly T[]) => string,
-): AsyncGenerator<string> {
+  encodeItem: (item: T) => Buffer,
+): AsyncGenerator<Buffer> {
   // A client reading as fast as the loopback allows never makes the socket push back, and
   // database reads resolve at once: without turns, one list of huge notes kept every other
   // request (health included) waiting for seconds (docs/benchmarks.md, "Abuse").
   const turn = eventLoopTurns(LIST_SLICE_MS);
-  let separator = '[';
+  let separator = OPEN;
   for await (const batch of batches) {
-    let chunk = '';
+    let parts: Buffer[] = [];
+    let bytes = 0;
     for (const item of batch) {
-      chunk += separator + serializeArray([item]).slice(1, -1);
-      separator = ',';
-      if (chunk.length >= CHUNK_CHARACTERS) {
-        yield chunk;
-        chunk = '';
+      const encoded = encodeItem(item);
+      parts.push(separator, encoded);
+      bytes += separator.length + encoded.length;
+      separator = COMMA;
+      if (bytes >= CHUNK_BYTES) {
+        yield Buffer.concat(parts, bytes);
+        parts = [];
+        bytes = 0;
         await turn();
       }
     }
-    if (chunk !== '') yield chunk;
+    if (bytes > 0) yield Buffer.concat(parts, bytes);
     await turn();
   }
-  yield separator === '[' ? '[]' : ']';
+  yield separator === OPEN ? EMPTY : CLOSE;
 }
 
 /** Past this much unsent data the next batch is not read until the client has taken some. */
@@ -60,24 +67,29 @@ export function sendJsonArray<T>(reply: FastifyReply, batches: AsyncIterable<rea
   // Fastify's types take an object payload; the 200 schema here is an array.
   const serialize = reply.getSerializationFunction('200') as ((items: readonly T[]) => string) | undefined;
   if (!serialize) throw new Error(`${reply.request.routeOptions.url} has no 200 response schema`);
-  return sendChunks(reply, jsonArrayChunks(batches, serialize));
-}
-
-/**
- * sendJsonArray for items that are JSON text already (a list of NoteJsonCache's answers, made
- * by the same schema's fields), sent as they are.
- */
-export function sendJsonTextArray(
-  reply: FastifyReply,
-  batches: AsyncIterable<readonly string[]>,
-): FastifyReply {
+  // The array serializer given one item at a time, its brackets dropped: byte for byte what
+  // serializing all items at once gives.
   return sendChunks(
     reply,
-    jsonArrayChunks(batches, (items) => `[${items.join(',')}]`),
+    jsonArrayChunks(batches, (item) => Buffer.from(serialize([item]).slice(1, -1))),
   );
 }
 
-function sendChunks(reply: FastifyReply, chunks: AsyncIterable<string>): FastifyReply {
+/**
+ * sendJsonArray for items that are UTF-8 JSON already (a list of NoteJsonCache's answers, made by
+ * the same schema's fields), sent as they are: no serializing, no encoding.
+ */
+export function sendJsonTextArray(
+  reply: FastifyReply,
+  batches: AsyncIterable<readonly Buffer[]>,
+): FastifyReply {
+  return sendChunks(
+    reply,
+    jsonArrayChunks(batches, (item) => item),
+  );
+}
+
+function sendChunks(reply: FastifyReply, chunks: AsyncIterable<Buffer>): FastifyReply {
   const body = Readable.from(chunks, { objectMode: false, highWaterMark: HIGH_WATER_MARK });
   return reply.code(200).type('application/json; charset=utf-8').send(body);
 }

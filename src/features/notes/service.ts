@@ -136,7 +136,7 @@ export function createNotesService(deps: NotesDeps) {
   }
 
   /**
-   * The list as batches of each note's answer as JSON (noteJsonBatches), for streaming it
+   * The list as batches of each note's answer as UTF-8 JSON (noteJsonBatches), for streaming it
    * (GET /api/notes), and its ETag: a hash of its notes' ids and versions in list order, read
    * before any note is. A note's answer changes only with its version (D-NOTE-3: every change
    * to a field, tags and attachments included, raises it), so an unchanged ETag means an
@@ -145,7 +145,7 @@ export function createNotesService(deps: NotesDeps) {
   async function listAsJson(
     actor: Actor,
     query: ListNotesOptions,
-  ): Promise<{ etag: string; jsonBatches: AsyncIterable<string[]> }> {
+  ): Promise<{ etag: string; jsonBatches: AsyncIterable<Buffer[]> }> {
     const listed = await store.listNotes(db, actor.userId, listFilter(query));
     const hash = createHash('sha256');
     for (const note of listed) hash.update(`${note.id}:${note.version},`);
@@ -195,10 +195,10 @@ export function createNotesService(deps: NotesDeps) {
     },
 
     /**
-     * get's answer as JSON text, for REST: the list's cached answer of this version when there
+     * get's answer as UTF-8 JSON, for REST: the list's cached answer of this version when there
      * is one (the cache knows no reader, so the access decision comes first, as in get).
      */
-    async getJson(actor: Actor, noteId: string): Promise<{ version: number; json: string }> {
+    async getJson(actor: Actor, noteId: string): Promise<{ version: number; json: Buffer }> {
       const { note } = await requireNoteAccess(db, actor, noteId, 'read');
       return { version: note.version, json: await noteJsonOf(db, note, noteJson) };
     },

@@ -71,7 +71,7 @@ export function createSearchService({
 
   return {
     /** The results as each note's answer in JSON, in batches, for GET /api/search to send as is. */
-    async searchAsJson(actor: Actor, input: SearchQuery): Promise<AsyncIterable<string[]>> {
+    async searchAsJson(actor: Actor, input: SearchQuery): Promise<AsyncIterable<Buffer[]>> {
       return noteJsonBatches(db, actor.userId, await ranked(actor, input), noteJson);
     },
 
