@@ -154,6 +154,61 @@ describe('GET /api/search', () => {
   });
 });
 
+describe('GET /api/search: the last word as the index terms it starts (decision 0003)', () => {
+  let server: TestServer;
+  let owner: TestClient;
+  const ids: Record<string, string> = {};
+  const found = async (q: string) =>
+    (
+      (await owner.request('GET', `/api/search?q=${encodeURIComponent(q)}&limit=1000`)).body as {
+        id: string;
+      }[]
+    )
+      .map((note) => note.id)
+      .sort();
+  const idsOf = (...keys: string[]) => keys.map((key) => ids[key]!).sort();
+
+  before(async () => {
+    server = await startServer();
+    owner = await setupOwner(server);
+    const notes: Record<string, string> = {
+      meet: 'We meet at noon',
+      meeting: 'Meeting notes and milk',
+      meetings: 'MEETINGS all week',
+      meetupTagged: 'See you there #meetups',
+      meetupText: 'meetups later',
+      other: 'meeu and ameeting are other words',
+    };
+    for (const [key, content] of Object.entries(notes))
+      ids[key] = (await owner.post('/api/notes', { content })).body.id;
+    // More words starting with `budg` than a query lists: the last word stays a prefix.
+    for (let index = 0; index < 20; index++)
+      ids[`budget${index}`] = (
+        await owner.post('/api/notes', { content: `budg${String.fromCharCode(97 + index)}x` })
+      ).body.id;
+  });
+  after(() => server.close());
+
+  it('finds what the prefix finds: every word it starts, in any case, and no other', async () => {
+    assert.deepEqual(await found('meet'), idsOf('meet', 'meeting', 'meetings', 'meetupTagged', 'meetupText'));
+    assert.deepEqual(await found('MEETING'), idsOf('meeting', 'meetings'));
+    assert.deepEqual(await found('milk meeti'), idsOf('meeting'));
+    assert.deepEqual(await found('#meetu'), idsOf('meetupTagged'));
+  });
+
+  it('finds every note when the last word starts more terms than are listed', async () => {
+    assert.deepEqual(
+      await found('budg'),
+      idsOf(...Array.from({ length: 20 }, (_, index) => `budget${index}`)),
+    );
+  });
+
+  it('finds nothing when no word starts with the last one', async () => {
+    assert.deepEqual(await found('meetz'), []);
+    assert.deepEqual(await found('meeting zzzq'), []);
+  });
+});
+
 describe('GET /api/search ranking window (decision 0003)', () => {
   let server: TestServer;
   let owner: TestClient;

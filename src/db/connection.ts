@@ -96,6 +96,9 @@ export async function openDatabase(
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),
   });
   await migrate(db);
+  // The search index's terms, for a search's last word (features/search): per connection, so
+  // that it is no part of the schema, backups or migrations.
+  sqlite.exec('CREATE VIRTUAL TABLE temp.notes_fts_vocab USING fts5vocab(main, notes_fts, row)');
   enableFastPaths(db, sqlite, onQuery);
   enableGroupCommit(db);
   // Checkpoints happen in a worker, off the event loop; if it dies, SQLite's own come back.

@@ -70,6 +70,10 @@ select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) 
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 
+    SELECT term FROM temp.notes_fts_vocab
+    WHERE term >= ? AND term < ?
+    LIMIT ?;
+
     SELECT rowid FROM notes_fts
     WHERE notes_fts MATCH ?
     ORDER BY rowid DESC

@@ -1,5 +1,6 @@
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
+import { engine } from '../../db/dialect.js';
 import { detailPath, errors } from '../../errors.js';
 import {
   collectBatches,
@@ -11,11 +12,14 @@ import {
 import type { Note } from '../notes/schemas.js';
 import type { ListedNoteVersion } from '../notes/store.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
-import { buildMatchQuery } from './searchText.js';
-import { nthNewestMatch, searchNotes } from './store.js';
+import { buildMatchQuery, lastWordPrefix } from './searchText.js';
+import { indexTermsStartingWith, nthNewestMatch, searchNotes } from './store.js';
 
 /** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
 export const DEFAULT_RANKING_WINDOW = 1_000;
+
+/** A last word that starts more index terms than this stays a prefix in the query (0003). */
+const MAX_LAST_WORD_TERMS = 16;
 
 /**
  * The ranking window rule (docs/decisions/0003-search-ranking-window.md): rank only the `window` newest matches of all
@@ -58,7 +62,12 @@ export function createSearchService({
     if (input.q.trim() === '') {
       throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
     }
-    const match = buildMatchQuery(input.q);
+    const prefix = engine() === 'sqlite' ? lastWordPrefix(input.q) : null;
+    const lastWordTerms =
+      prefix === null ? null : await indexTermsStartingWith(db, prefix, MAX_LAST_WORD_TERMS);
+    // No index term starts with the last word: nothing can match it.
+    if (lastWordTerms?.length === 0) return [];
+    const match = buildMatchQuery(input.q, lastWordTerms ?? undefined);
     const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
     if (match === null) return [];
     return rankInWindows<ListedNoteVersion>({

@@ -28,6 +28,21 @@ export async function nthNewestMatch(db: Db, match: string, n: number): Promise<
 }
 
 /**
+ * The index terms that start with `prefix` (lower-case ASCII, lastWordPrefix), or null when
+ * there are more than `max` of them: in byte order, from the per-connection fts5vocab table
+ * over notes_fts (connection.ts). SQLite only.
+ */
+export async function indexTermsStartingWith(db: Db, prefix: string, max: number): Promise<string[] | null> {
+  // The first string after every term that starts with the prefix: its last character raised.
+  const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  const found = await sql<{ term: string }>`
+    SELECT term FROM temp.notes_fts_vocab
+    WHERE term >= ${prefix} AND term < ${end}
+    LIMIT ${max + 1}`.execute(db);
+  return found.rows.length > max ? null : found.rows.map((row) => row.term);
+}
+
+/**
  * Notes visible to the user matching an FTS5 expression built by buildMatchQuery (never raw
  * user input), not trashed, best match first then newest (D-SEARCH-2). With `minDocId`, only
  * index rows from that rowid on are ranked, so bm25 runs on a bounded window (0003). Only ids,
