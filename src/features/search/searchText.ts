@@ -69,7 +69,7 @@ const ASCII_TOKEN = /^[a-z0-9]+$/;
  */
 export function lastWordPrefix(q: string): string | null {
   const last = queryTerms(q).at(-1);
-  if (!last || last.tokens.length !== 1) return null;
+  if (last?.tokens.length !== 1) return null;
   const token = last.tokens[0]!.toLowerCase();
   return token.length >= 4 && ASCII_TOKEN.test(token) ? token : null;
 }
