@@ -9,26 +9,24 @@ export const NEW_CARDS_PER_FRAME = 6;
 const budget = { view: '', left: 0, frameRequested: false };
 
 /**
- * How many new cards a grid showing `view` may still add in this frame. A new view (a keystroke,
- * another label) has the whole room at once: what the last view's cards took was painted already,
- * or never will be.
+ * How many of `wanted` new cards a grid showing `view` may add in this frame, taken from the
+ * frame's room. A new view (a keystroke, another label) has the whole room at once: what the last
+ * view's cards took was painted already, or never will be.
  */
-export function newCardsRoom(view: string): number {
-  if (budget.view !== view || !budget.frameRequested) {
+export function takeNewCards(view: string, wanted: number): number {
+  if (!budget.frameRequested) {
+    budget.frameRequested = true;
     budget.view = view;
     budget.left = NEW_CARDS_PER_FRAME;
-    if (!budget.frameRequested) {
-      budget.frameRequested = true;
-      // The room is the next frame's again once this one is painted (in a hidden tab, when shown).
-      requestAnimationFrame(() => {
-        budget.frameRequested = false;
-      });
-    }
+    // The room is the next frame's again once this one is painted (in a hidden tab, when shown).
+    requestAnimationFrame(() => {
+      budget.frameRequested = false;
+    });
+  } else if (budget.view !== view) {
+    budget.view = view;
+    budget.left = NEW_CARDS_PER_FRAME;
   }
-  return budget.left;
-}
-
-/** Takes `count` of this frame's room (after `newCardsRoom`). */
-export function spendNewCards(count: number): void {
-  budget.left = Math.max(0, budget.left - count);
+  const taken = Math.min(wanted, budget.left);
+  budget.left -= taken;
+  return taken;
 }

@@ -2,7 +2,7 @@ import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/ad
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
-import { newCardsRoom, spendNewCards } from '../app/frameBudget.js';
+import { takeNewCards } from '../app/frameBudget.js';
 import { focused, layout, selection } from '../app/state.js';
 import { columnCount, estimatedLines, masonryColumns } from '../model/masonry.js';
 import type { LocalNote } from '../sync/index.js';
@@ -127,9 +127,9 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
 
 /** The first `page` notes up to the first new card (not on screen) this frame has no room for. */
 function withNewCardsPerFrame(page: LocalNote[], onScreen: ReadonlySet<string>, view: string): LocalNote[] {
-  const room = newCardsRoom(view);
+  const isNew = (note: LocalNote) => !onScreen.has(note.id);
+  const room = takeNewCards(view, page.filter(isNew).length);
   let added = 0;
-  const end = page.findIndex((note) => !onScreen.has(note.id) && added++ === room);
-  spendNewCards(Math.min(added, room));
+  const end = page.findIndex((note) => isNew(note) && added++ === room);
   return end < 0 ? page : page.slice(0, end);
 }
