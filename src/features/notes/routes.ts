@@ -74,7 +74,7 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { version, json } = await notes.getJson(actorOf(request), request.params.id);
-      // JSON text already (the list's cached answer): sent as it is, not serialized again.
+      // UTF-8 JSON already (the list's cached answer): sent as it is, not serialized again.
       return reply.header('etag', `"${version}"`).type('application/json; charset=utf-8').send(json);
     },
   );

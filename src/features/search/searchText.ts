@@ -62,12 +62,14 @@ export function buildMatchQuery(q: string, lastWordTerms?: readonly string[]): s
 const ASCII_TOKEN = /^[a-z0-9]+$/;
 
 /**
- * The last word of `q` as the start of the index terms it matches, when those can be listed:
- * one token of ASCII letters and digits (FTS5's unicode61 folds them by lower case alone, so the
- * listed terms are exactly those the prefix query matches; other scripts keep the prefix), of at
- * least 4 characters (shorter ones have their own prefix index and start too many terms).
+ * The last word of `q` as the start of the FTS5 index terms it matches, when those can be
+ * listed: one token of ASCII letters and digits (FTS5's unicode61 folds them by lower case alone,
+ * so the listed terms are exactly those the prefix query matches; other scripts keep the prefix),
+ * of at least 4 characters (shorter ones have their own prefix index and start too many terms).
+ * Null on PostgreSQL, whose tsquery prefix reads the GIN index directly.
  */
 export function lastWordPrefix(q: string): string | null {
+  if (engine() === 'postgres') return null;
   const last = queryTerms(q).at(-1);
   if (last?.tokens.length !== 1) return null;
   const token = last.tokens[0]!.toLowerCase();

@@ -1,6 +1,5 @@
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
-import { engine } from '../../db/dialect.js';
 import { detailPath, errors } from '../../errors.js';
 import {
   collectBatches,
@@ -62,7 +61,7 @@ export function createSearchService({
     if (input.q.trim() === '') {
       throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
     }
-    const prefix = engine() === 'sqlite' ? lastWordPrefix(input.q) : null;
+    const prefix = lastWordPrefix(input.q);
     const lastWordTerms =
       prefix === null ? null : await indexTermsStartingWith(db, prefix, MAX_LAST_WORD_TERMS);
     // No index term starts with the last word: nothing can match it.
