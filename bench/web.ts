@@ -77,9 +77,10 @@ async function keystrokeLatencies(page: Page): Promise<Keystroke[]> {
       const keystroke = await page.evaluate<Keystroke>(`new Promise((resolve) => {
         const input = document.querySelector('input[type="search"]');
         let changed = false;
+        const touchCards = (records) =>
+          records.some((record) => [...record.addedNodes, ...record.removedNodes].some((node) => node.nodeName === 'ARTICLE'));
         const cards = new MutationObserver((records) => {
-          if (records.some((record) => [...record.addedNodes, ...record.removedNodes].some((node) => node.nodeName === 'ARTICLE')))
-            changed = true;
+          if (touchCards(records)) changed = true;
         });
         let start = 0;
         let frame = 0;
@@ -88,7 +89,7 @@ async function keystrokeLatencies(page: Page): Promise<Keystroke[]> {
         // A timeout set in an animation frame runs once that frame is painted.
         const painted = () => {
           const now = performance.now() - start;
-          if (cards.takeRecords().length > 0) changed = true;
+          if (touchCards(cards.takeRecords())) changed = true;
           if (frame === 0) frame = now;
           if (changed) { settled = now; quietFrames = 0; changed = false; } else quietFrames++;
           if (quietFrames < 5) requestAnimationFrame(() => setTimeout(painted));
