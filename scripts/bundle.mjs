@@ -40,10 +40,22 @@ export async function bundleServer(root) {
   fs.rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
   await build({
     ...SERVER_BUNDLE_OPTIONS,
+    // V8 keeps a script's whole source on the heap, and one character beyond Latin-1 (a dash in a
+    // dependency's comment is enough) stores all of it as UTF-16: 6.5 MB for a 3.2 MB bundle.
+    // Without whitespace and comments it is 2.1 MB of Latin-1, ~5 MiB less RSS. The source maps
+    // still map stack traces (`node --enable-source-maps`); the tests' build keeps its lines.
+    minifyWhitespace: true,
     absWorkingDir: root,
     entryPoints: ['src/main.ts'],
     outdir: dist,
   });
+  const source = fs.readFileSync(path.join(dist, 'main.js'), 'utf8');
+  const wide = source.search(/[\u0100-\u{10ffff}]/u);
+  if (wide >= 0) {
+    throw new Error(
+      `dist/main.js holds a character beyond Latin-1 (near "${source.slice(wide - 40, wide + 10)}"), which doubles its size in memory`,
+    );
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
