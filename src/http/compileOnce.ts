@@ -1,16 +1,25 @@
 /**
  * A per-process memo for compiled schema functions (validators, serializers), keyed by the text
  * of everything the compiled function depends on. Production builds one app; the tests build
- * dozens in a process, and recompiling the same schemas was half of each boot.
+ * dozens in a process, and recompiling the same schemas was half of each boot. The compilers
+ * ask it on a route's first request, not when the route is registered: most routes of a
+ * server are never called, and their compiled functions were most of its idle heap
+ * (docs/benchmarks.md, "Memory").
  */
-export function compileOnce<T>(): (key: string, compile: () => T) => T {
+export function compileOnce<T>() {
   const compiled = new Map<string, T>();
-  return (key, compile) => {
-    let value = compiled.get(key);
-    if (value === undefined) {
-      value = compile();
-      compiled.set(key, value);
-    }
-    return value;
+  return {
+    get(key: string, compile: () => T): T {
+      let value = compiled.get(key);
+      if (value === undefined) {
+        value = compile();
+        compiled.set(key, value);
+      }
+      return value;
+    },
+    /** How many functions have been compiled in this process. */
+    get size() {
+      return compiled.size;
+    },
   };
 }

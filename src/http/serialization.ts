@@ -2,14 +2,23 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { compileOnce } from './compileOnce.js';
 
 const buildSerializers = SerializerSelector();
-const serializer = compileOnce<(data: unknown) => string>();
+export const serializers = compileOnce<(data: unknown) => string>();
 
 /**
  * Fastify's default serializer factory (`schemaController.compilersFactory.buildSerializer`),
- * reusing a serializer compiled for the same shared schemas, options and response schema.
+ * compiling a route's serializer on its first answer and reusing one compiled for the same
+ * shared schemas, options and response schema by any app built in this process (compileOnce.ts).
  */
 export const buildCachedSerializers: typeof buildSerializers = (externalSchemas, options) => {
   const compile = buildSerializers(externalSchemas, options);
-  const context = JSON.stringify([externalSchemas, options]);
-  return (route) => serializer(`${context} ${JSON.stringify(route.schema)}`, () => compile(route));
+  return (route) => {
+    let compiled: ((data: unknown) => string) | undefined;
+    return (data: unknown) => {
+      compiled ??= serializers.get(
+        `${JSON.stringify([externalSchemas, options])} ${JSON.stringify(route.schema)}`,
+        () => compile(route),
+      );
+      return compiled(data);
+    };
+  };
 };

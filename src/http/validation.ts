@@ -24,14 +24,25 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
 const bodies = makeAjv(false);
 const texts = makeAjv('array');
 
-const validator = compileOnce<ValidateFunction>();
+export const validators = compileOnce<ValidateFunction>();
 
-/** Reuses a validator compiled for the same kind and schema by any app built in this process. */
+/**
+ * Validators compiled on a route's first request (compileOnce.ts), then reused by any app built
+ * in this process. Fastify reads a failed validation's `errors` from the function it was given.
+ */
 export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const kind = httpPart === 'body' ? 'body' : 'text';
-    return validator(`${kind} ${JSON.stringify(schema)}`, () =>
-      (kind === 'body' ? bodies : texts).compile(schema),
-    );
+    let compiled: ValidateFunction | undefined;
+    const validate = (data: unknown) => {
+      compiled ??= validators.get(`${kind} ${JSON.stringify(schema)}`, () =>
+        (kind === 'body' ? bodies : texts).compile(schema),
+      );
+      const valid = compiled(data);
+      validate.errors = compiled.errors;
+      return valid;
+    };
+    validate.errors = null as ValidateFunction['errors'];
+    return validate;
   });
 }
