@@ -3,8 +3,8 @@
  * of everything the compiled function depends on. Production builds one app; the tests build
  * dozens in a process, and recompiling the same schemas was half of each boot. The compilers
  * ask it on a route's first request, not when the route is registered: most routes of a
- * server are never called, and their compiled functions were most of its idle heap
- * (docs/benchmarks.md, "Memory").
+ * server are rarely or never called, and compiling them all at start-up held 12–16 MiB of its
+ * idle memory (docs/benchmarks.md, "Memory").
  */
 export function compileOnce<T>() {
   const compiled = new Map<string, T>();
