@@ -53,7 +53,7 @@ export async function bundleServer(root) {
   const wide = source.search(/[\u0100-\u{10ffff}]/u);
   if (wide >= 0) {
     throw new Error(
-      `dist/main.js holds a character beyond Latin-1 (near "${source.slice(wide - 40, wide + 10)}"), which doubles its size in memory`,
+      `dist/main.js holds a character beyond Latin-1 (near "${source.slice(Math.max(0, wide - 40), wide + 10)}"), which doubles its size in memory`,
     );
   }
 }

@@ -9,13 +9,22 @@
 export function compileOnce<T>() {
   const compiled = new Map<string, T>();
   return {
-    get(key: string, compile: () => T): T {
-      let value = compiled.get(key);
-      if (value === undefined) {
-        value = compile();
-        compiled.set(key, value);
-      }
-      return value;
+    /**
+     * A getter of the function for `key`, compiled (or found compiled) at its first call; the
+     * key too is made then, as making it means serializing the schemas.
+     */
+    onFirstUse(key: () => string, compile: () => T): () => T {
+      let value: T | undefined;
+      return () => {
+        if (value !== undefined) return value;
+        const text = key();
+        value = compiled.get(text);
+        if (value === undefined) {
+          value = compile();
+          compiled.set(text, value);
+        }
+        return value;
+      };
     },
     /** How many functions have been compiled in this process. */
     get size() {

@@ -11,14 +11,12 @@ export const serializers = compileOnce<(data: unknown) => string>();
  */
 export const buildCachedSerializers: typeof buildSerializers = (externalSchemas, options) => {
   const compile = buildSerializers(externalSchemas, options);
+  let context: string | undefined;
   return (route) => {
-    let compiled: ((data: unknown) => string) | undefined;
-    return (data: unknown) => {
-      compiled ??= serializers.get(
-        `${JSON.stringify([externalSchemas, options])} ${JSON.stringify(route.schema)}`,
-        () => compile(route),
-      );
-      return compiled(data);
-    };
+    const compiled = serializers.onFirstUse(
+      () => `${(context ??= JSON.stringify([externalSchemas, options]))} ${JSON.stringify(route.schema)}`,
+      () => compile(route),
+    );
+    return (data: unknown) => compiled()(data);
   };
 };

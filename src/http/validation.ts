@@ -33,13 +33,14 @@ export const validators = compileOnce<ValidateFunction>();
 export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const kind = httpPart === 'body' ? 'body' : 'text';
-    let compiled: ValidateFunction | undefined;
+    const compiled = validators.onFirstUse(
+      () => `${kind} ${JSON.stringify(schema)}`,
+      () => (kind === 'body' ? bodies : texts).compile(schema),
+    );
     const validate = (data: unknown) => {
-      compiled ??= validators.get(`${kind} ${JSON.stringify(schema)}`, () =>
-        (kind === 'body' ? bodies : texts).compile(schema),
-      );
-      const valid = compiled(data);
-      validate.errors = compiled.errors;
+      const compiledValidator = compiled();
+      const valid = compiledValidator(data);
+      validate.errors = compiledValidator.errors;
       return valid;
     };
     validate.errors = null as ValidateFunction['errors'];
