@@ -14,7 +14,10 @@ export const buildCachedSerializers: typeof buildSerializers = (externalSchemas,
   let context: string | undefined;
   return (route) => {
     const compiled = serializers.onFirstUse(
-      () => `${(context ??= JSON.stringify([externalSchemas, options]))} ${JSON.stringify(route.schema)}`,
+      () => {
+        context ??= JSON.stringify([externalSchemas, options]);
+        return `${context} ${JSON.stringify(route.schema)}`;
+      },
       () => compile(route),
     );
     return (data: unknown) => compiled()(data);
