@@ -12,6 +12,9 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
     removeAdditional: false,
     allErrors: false,
     strict: false,
+    // Route schemas embed what they share (no $ref): held by $id in the instance, a schema first
+    // compiled inside another (NoteInput in a sync push) could not then be compiled alone.
+    addUsedSchema: false,
   });
   addFormats(ajv);
   return ajv;
