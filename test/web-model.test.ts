@@ -1,10 +1,11 @@
 /** The web app's pure rules: display order, sortOrder of new and moved notes, checklist edits,
- * labels, search and the masonry layout (web/src/model). */
+ * labels, search and the masonry layout (web/src/model), and the new cards each frame has room for. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { conflictCopyText } from '../src/features/sync/merge.js';
 import { NOTE_DEFAULTS } from '../src/shared/noteDefaults.js';
+import { NEW_CARDS_PER_FRAME, takeNewCards, whenNewCardRoom } from '../web/src/app/frameBudget.js';
 import {
   addItem,
   checklistItems,
@@ -340,5 +341,47 @@ describe('conflict copies', () => {
     ] as const;
     for (const [choice, writes] of table)
       assert.deepEqual(resolveConflict(choice, copy, original), writes, choice);
+  });
+});
+
+describe('new cards per frame (decision 0018)', () => {
+  it("adds a grid's next cards once its frame is painted, never in that frame's callbacks", async (t) => {
+    // Frames by hand: animation frame callbacks run in order, then the frame paints, then tasks.
+    const callbacks: FrameRequestCallback[] = [];
+    globalThis.requestAnimationFrame = (callback) => callbacks.push(callback);
+    t.after(() => Reflect.deleteProperty(globalThis, 'requestAnimationFrame'));
+    const paintThenRunTasks = async (duringFrame: () => void) => {
+      for (const callback of callbacks.splice(0)) callback(0);
+      duringFrame();
+      await new Promise((resolve) => setTimeout(resolve));
+    };
+    let added = 0;
+    const addCards = () => added++;
+
+    // A keystroke's render, before its frame: the first cards.
+    assert.equal(takeNewCards('query a', 100), NEW_CARDS_PER_FRAME);
+    assert.equal(takeNewCards('query a', 100), 0);
+    // The frame is late (a slow device), and the grid asks for its next cards before it: they
+    // wait for it to be painted, as cards rendered in its callbacks would be painted with the first.
+    whenNewCardRoom('query a', addCards);
+    assert.equal(added, 0);
+    await paintThenRunTasks(() => assert.equal(added, 0));
+    assert.equal(added, 1);
+    assert.equal(takeNewCards('query a', 94), NEW_CARDS_PER_FRAME);
+    // The usual case: asked once that frame is painted, when the next has room, at once.
+    await paintThenRunTasks(() => {});
+    whenNewCardRoom('query a', addCards);
+    assert.equal(added, 2);
+    // Another keystroke has the whole room at once: the last view's cards will never paint.
+    assert.equal(takeNewCards('query a', 88), NEW_CARDS_PER_FRAME);
+    assert.equal(takeNewCards('query b', 3), 3);
+    whenNewCardRoom('query b', addCards);
+    assert.equal(added, 3);
+    assert.equal(takeNewCards('query b', 100), NEW_CARDS_PER_FRAME - 3);
+    // A grid gone (another view, the page left) is not rendered again.
+    const cancel = whenNewCardRoom('query b', addCards);
+    cancel();
+    await paintThenRunTasks(() => {});
+    assert.equal(added, 3);
   });
 });

@@ -30,3 +30,27 @@ export function takeNewCards(view: string, wanted: number): number {
   budget.left -= taken;
   return taken;
 }
+
+/**
+ * Calls `addCards` (a grid rendering its next new cards) as soon as a frame has room for them:
+ * at once when this one has, else once the next frame is painted, not in its animation frame
+ * callbacks: cards rendered there would be painted in that frame with the ones already taken.
+ * That happens when effects run before their render is painted (Preact waits 35 ms for a frame,
+ * then runs them anyway). Returns a cancel.
+ */
+export function whenNewCardRoom(view: string, addCards: () => void): () => void {
+  const hasRoom = !budget.frameRequested || budget.view !== view || budget.left > 0;
+  if (hasRoom) {
+    addCards();
+    return () => {};
+  }
+  let cancelled = false;
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      if (!cancelled) addCards();
+    }),
+  );
+  return () => {
+    cancelled = true;
+  };
+}

@@ -2,7 +2,7 @@ import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/ad
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
-import { takeNewCards } from '../app/frameBudget.js';
+import { takeNewCards, whenNewCardRoom } from '../app/frameBudget.js';
 import { focused, layout, selection } from '../app/state.js';
 import { columnCount, estimatedLines, masonryColumns } from '../model/masonry.js';
 import type { LocalNote } from '../sync/index.js';
@@ -79,8 +79,8 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
   useEffect(() => {
     onScreen.current = new Set(visible.map((note) => note.id));
     if (visible.length === Math.min(size, notes.length)) return;
-    const frame = requestAnimationFrame(() => renders.value++);
-    return () => cancelAnimationFrame(frame);
+    // Effects run once this render is painted: the next cards as soon as a frame has room.
+    return whenNewCardRoom(view, () => renders.value++);
   });
   const hasMore = visible.length === size && size < notes.length;
   // Observed again for each page: an observer reports at once whether the end is near, so pages
