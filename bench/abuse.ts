@@ -9,12 +9,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { declaredPng, fullPng } from '../test/helpers/pngBomb.js';
-import { resetPeakRss, type ServerProcess, startProcess } from './processes.js';
+import { resetPeakRss, type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 
 export interface AbuseOptions {
   quick: boolean;
-  /** The built server and a directory for its DATA_DIR. */
-  mainJs: string;
+  serverArgs: ServerArgs;
+  /** A directory for the servers' DATA_DIRs. */
   workDir: string;
   log: (message: string) => void;
 }
@@ -270,7 +270,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseRow[]> {
   const rows: AbuseRow[] = [];
   for (const [index, scenario] of SCENARIOS.entries()) {
     const server = await startProcess(
-      [options.mainJs],
+      options.serverArgs,
       { DATA_DIR: path.join(options.workDir, `abuse-${index}`), LOG_LEVEL: 'warn' },
       '/api/health',
     );

@@ -8,12 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { measure } from './load.js';
-import { type ServerProcess, startProcess } from './processes.js';
+import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 import type { LoadRequest } from './scenarios.js';
 
 export interface PeerOptions {
   quick: boolean;
-  mainJs: string;
+  serverArgs: ServerArgs;
   workDir: string;
   log: (message: string) => void;
 }
@@ -133,7 +133,7 @@ const SCENARIOS: Scenario[] = [
 
 async function startOurs(options: PeerOptions): Promise<Target> {
   const server = await startProcess(
-    [options.mainJs],
+    options.serverArgs,
     { DATA_DIR: path.join(options.workDir, 'peer-ours'), LOG_LEVEL: 'warn' },
     '/api/health',
   );

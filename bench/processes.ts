@@ -35,6 +35,19 @@ function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   return Number(match[1]) / 1024;
 }
 
+/** The server's process arguments: node's flags and dist/main.js, as `npm start` runs it. */
+export type ServerArgs = string[];
+
+/**
+ * The node flags of the command in `startScript` (package.json's `start`) that runs
+ * dist/main.js: the benchmarks and the documented commands run the server as `npm start` does.
+ */
+export function serverNodeFlags(startScript: string): string[] {
+  const command = /\bnode((?: --\S+)*) dist\/main\.js\b/.exec(startScript);
+  if (!command) throw new Error(`no "node … dist/main.js" in ${JSON.stringify(startScript)}`);
+  return command[1]!.split(' ').filter(Boolean);
+}
+
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
 const CLOCK_TICKS_PER_SECOND = 100;
 

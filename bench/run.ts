@@ -13,7 +13,7 @@ import { type AbuseRow, abuseTable, runAbuse } from './abuse.js';
 import { apiClient, login } from './client.js';
 import { type LoadOptions, measure } from './load.js';
 import { type PeerReport, peerTable, runPeerComparison } from './peerCompare.js';
-import { type ServerProcess, startProcess } from './processes.js';
+import { type ServerProcess, serverNodeFlags, startProcess } from './processes.js';
 import {
   type ProcessRow,
   processTable,
@@ -62,10 +62,16 @@ async function seed(corpus: CorpusName, count: number, mode: 'service' | 'batche
   return result;
 }
 
+/** The server's process arguments, as `npm start` runs it. */
+const serverArgs = [
+  ...serverNodeFlags(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start),
+  path.join(root, 'dist', 'main.js'),
+];
+
 function startServer(corpus: CorpusName): Promise<ServerProcess> {
   const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   return startProcess(
-    [...profiling, path.join(root, 'dist', 'main.js')],
+    [...profiling, ...serverArgs],
     // TRUST_PROXY lets the shared-note scenario appear as many clients (see scenarios.ts).
     { DATA_DIR: path.join(workDir, corpus), LOG_LEVEL: 'warn', TRUST_PROXY: '127.0.0.1' },
     '/api/health',
@@ -185,7 +191,7 @@ async function scaleOutRun() {
     seed: SEED,
     seconds: sizes.seconds,
     warmupSeconds: sizes.warmupSeconds,
-    mainJs: path.join(root, 'dist', 'main.js'),
+    serverArgs,
     workDir,
     only: args.only === 'scale' ? undefined : args.only,
     log,
@@ -239,7 +245,7 @@ async function main(): Promise<number> {
     !args.only || 'peer'.includes(args.only)
       ? await runPeerComparison({
           quick: args.quick,
-          mainJs: path.join(root, 'dist', 'main.js'),
+          serverArgs,
           workDir,
           log,
         })
@@ -247,7 +253,7 @@ async function main(): Promise<number> {
   const peerSection = peer ? `\n\n${peerTable(peer)}` : '';
   const abuse: AbuseRow[] =
     !args.only || 'abuse'.includes(args.only)
-      ? await runAbuse({ quick: args.quick, mainJs: path.join(root, 'dist', 'main.js'), workDir, log })
+      ? await runAbuse({ quick: args.quick, serverArgs, workDir, log })
       : [];
   const abuseSection = abuse.length > 0 ? `\n\n${abuseTable(abuse)}` : '';
   const web =

@@ -3,7 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { apiClient, login } from './client.js';
 import { type LoadResult, measure } from './load.js';
-import { type ServerProcess, startProcess } from './processes.js';
+import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 import { machineLine, number } from './report.js';
 import { type LoadRequest, SCENARIOS } from './scenarios.js';
 import { seedDataDir } from './seed.js';
@@ -36,7 +36,7 @@ export interface ScaleOutOptions {
   seed: number;
   seconds: number;
   warmupSeconds: number;
-  mainJs: string;
+  serverArgs: ServerArgs;
   workDir: string;
   only?: string;
   log(message: string): void;
@@ -130,7 +130,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRep
         for (let i = 0; i < setup.processes; i++) {
           servers.push(
             await startProcess(
-              [options.mainJs],
+              options.serverArgs,
               {
                 DATA_DIR: setup.dataDir,
                 LOG_LEVEL: 'warn',

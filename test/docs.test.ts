@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import GithubSlugger from 'github-slugger';
-import { linesOutsideCode } from '../src/shared/markdown.js';
+import { serverNodeFlags } from '../bench/processes.js';
+import { linesOutsideCode, readLines } from '../src/shared/markdown.js';
 
 /**
  * The repository explains itself: every rule id the code cites is defined in docs/rules.md, and
@@ -92,5 +93,19 @@ describe('docs define what the code cites', () => {
       }
     }
     assert.deepEqual(broken, []);
+  });
+
+  it('runs the server as npm start does wherever the docs start it (its node flags)', () => {
+    const flags = serverNodeFlags(JSON.parse(read('package.json')).scripts.start);
+    assert.ok(flags.length > 0, 'npm start passes node flags');
+    // Every command or unit line in the docs' code that serves: ends with dist/main.js, where
+    // `dist/main.js <command>` runs a command.
+    const servers = DOC_FILES.flatMap((file) =>
+      readLines(read(file))
+        .filter(({ kind, text }) => kind === 'code' && /\bnode\b.* dist\/main\.js\s*$/.test(text))
+        .map(({ text: line }) => ({ file, line })),
+    );
+    assert.ok(servers.length >= 3, 'the README and both units of docs/deploy.md start the server');
+    for (const { file, line } of servers) assert.deepEqual(serverNodeFlags(line), flags, `${file}: ${line}`);
   });
 });
