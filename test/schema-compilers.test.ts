@@ -7,8 +7,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { serializers } from '../src/http/serialization.js';
 import { validators } from '../src/http/validation.js';
-import { setupOwner } from './helpers/client.js';
-import { startServer, tempDataDir } from './helpers/server.js';
+import { tempDataDir } from './helpers/server.js';
 
 /** A schema no other test compiles: each call of this file's tests starts from none compiled. */
 function probeSchema(maxLength?: number) {
@@ -56,28 +55,6 @@ async function compiledFor(schema: ReturnType<typeof probeSchema>, maxLength?: n
 }
 
 describe('schema compilers (src/http/compileOnce.ts)', () => {
-  // The first test of this file's process: the web app's first write is a sync push, whose body
-  // holds NoteInput (with its $id); the note create route's body is NoteInput alone. Compiled in
-  // that order, Ajv refused the second for an id it already held, and the create answered 500.
-  it('compiles routes in the order their first requests come: a schema inside another, then alone', async () => {
-    const server = await startServer();
-    try {
-      const owner = await setupOwner(server.url);
-      const pushed = await owner.post('/api/sync', {
-        changes: [
-          { noteId: randomUUID(), operation: 'create', timestamp: Date.now(), data: { title: 'Pushed' } },
-        ],
-      });
-      assert.equal(pushed.status, 200, pushed.text);
-      const created = await owner.post('/api/notes', { title: 'Created' });
-      assert.equal(created.status, 201, created.text);
-      const invalid = await owner.post('/api/notes', { title: 5 });
-      assert.equal(invalid.status, 400, invalid.text);
-    } finally {
-      await server.close();
-    }
-  });
-
   it('compiles a route validator and serializer at its first request, not when the app starts', async () => {
     const { atReady, forRequests } = await compiledFor(probeSchema());
     assert.equal(atReady, 0);
