@@ -12,9 +12,10 @@ interface Operation {
 
 /**
  * Validators compile at a route's first request (decision 0017), in whatever order requests
- * come: a server process of its own starts with none compiled. Every documented operation gets input its
- * schemas refuse, last route first (a sync push before the note routes whose schemas it holds),
- * and must answer a 4xx: a validator that cannot compile, alone or after another, answers 500.
+ * come: a server process of its own starts with none compiled. Every documented operation gets
+ * input its schemas refuse, last route first (a sync push before the note routes whose schemas
+ * it holds), and must answer a 4xx: a validator that cannot compile, alone or after another,
+ * answers 500.
  */
 describe('every route validates its input, whatever the order of first requests', () => {
   it('answers each operation’s invalid input with a 4xx, last route first', async (t) => {

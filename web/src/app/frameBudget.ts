@@ -9,25 +9,27 @@ export const NEW_CARDS_PER_FRAME = 6;
 const budget = { view: '', left: 0, frameRequested: false };
 
 /**
- * How many of `wanted` new cards a grid showing `view` may add in this frame, taken from the
- * frame's room. A new view (a keystroke, another label) has the whole room at once: what the last
- * view's cards took was painted already, or never will be.
+ * The new cards a grid showing `view` may still add in this frame. A new view (a keystroke,
+ * another label) has the whole room at once: what the last view's cards took was painted already,
+ * or never will be.
  */
+function roomFor(view: string): number {
+  return budget.frameRequested && budget.view === view ? budget.left : NEW_CARDS_PER_FRAME;
+}
+
+/** How many of `wanted` new cards a grid showing `view` may add in this frame, taken from its room. */
 export function takeNewCards(view: string, wanted: number): number {
+  const room = roomFor(view);
   if (!budget.frameRequested) {
     budget.frameRequested = true;
-    budget.view = view;
-    budget.left = NEW_CARDS_PER_FRAME;
     // The room is the next frame's again once this one is painted (in a hidden tab, when shown).
     requestAnimationFrame(() => {
       budget.frameRequested = false;
     });
-  } else if (budget.view !== view) {
-    budget.view = view;
-    budget.left = NEW_CARDS_PER_FRAME;
   }
-  const taken = Math.min(wanted, budget.left);
-  budget.left -= taken;
+  const taken = Math.min(wanted, room);
+  budget.view = view;
+  budget.left = room - taken;
   return taken;
 }
 
@@ -39,12 +41,13 @@ export function takeNewCards(view: string, wanted: number): number {
  * then runs them anyway). Returns a cancel.
  */
 export function whenNewCardRoom(view: string, addCards: () => void): () => void {
-  const hasRoom = !budget.frameRequested || budget.view !== view || budget.left > 0;
-  if (hasRoom) {
+  if (roomFor(view) > 0) {
     addCards();
     return () => {};
   }
   let cancelled = false;
+  // Not sync/frames.ts's nextFrame: its timeout for hidden tabs would wake a hidden grid to find
+  // no room (the room comes back only with a frame) every 250 ms.
   requestAnimationFrame(() =>
     setTimeout(() => {
       if (!cancelled) addCards();
