@@ -9,6 +9,7 @@ import { enableFastPaths } from './fastPath.js';
 import { enableGroupCommit } from './groupCommit.js';
 import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { statementCache } from './statementCache.js';
 
 export type Db = Kysely<Database>;
 
@@ -123,23 +124,14 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Kysely prepares every query anew, and compiling SQL is a large part of a simple request
- * (docs/benchmarks.md). A query shape always compiles to the same SQL text (values are bound
- * parameters, lists are one json_each parameter), so statements are kept by their text, the
- * least recently used dropped past STATEMENT_CACHE_SIZE. Kysely runs one query at a time on
- * the connection, so a cached statement is never in use twice at once.
+ * (docs/benchmarks.md), so statements are kept by their text, the least recently used dropped
+ * past STATEMENT_CACHE_SIZE. Kysely runs one query at a time on the connection, so a cached
+ * statement is never in use twice at once.
  */
 function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare(text) {
-      let statement = statements.get(text);
-      if (statement) statements.delete(text);
-      else statement = sqlite.prepare(text);
-      statements.set(text, statement);
-      if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-      return statement;
-    },
+    prepare: statementCache(STATEMENT_CACHE_SIZE, (text) => sqlite.prepare(text)),
   };
 }
 

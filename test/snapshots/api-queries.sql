@@ -59,6 +59,7 @@ SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
 -- GET /api/notes
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
+SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
@@ -110,6 +111,7 @@ commit;
 -- GET /api/notes (as a collaborator)
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
+SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 
@@ -173,6 +175,7 @@ insert into "api_keys" ("id", "user_id", "name", "key_hash", "key_prefix", "scop
 -- GET /api/notes (with an API key)
 select "k"."id", "k"."scopes", "k"."last_used_at", "u"."id" as "user_id", "u"."is_owner" from "api_keys" as "k" inner join "users" as "u" on "u"."id" = "k"."user_id" where "k"."key_hash" = ?;
 update "api_keys" set "last_used_at" = ? where "id" = ?;
+SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
 select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?

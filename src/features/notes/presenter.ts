@@ -59,11 +59,11 @@ export function noteViewOf(row: NoteViewRow, tags: string[], attachments: readon
 export const LIST_BATCH = { notes: 500, bytes: 4 * 1024 * 1024 };
 
 /** `listed` cut into consecutive runs of at most `limits.notes` notes and `limits.bytes` bytes. */
-export function* listBatches(
-  listed: readonly ListedNote[],
+export function* listBatches<Listed extends ListedNote>(
+  listed: readonly Listed[],
   limits: { notes: number; bytes: number } = LIST_BATCH,
-): Generator<string[]> {
-  let batch: string[] = [];
+): Generator<Listed[]> {
+  let batch: Listed[] = [];
   let bytes = 0;
   for (const note of listed) {
     if (batch.length > 0 && (batch.length === limits.notes || bytes + note.bytes > limits.bytes)) {
@@ -71,11 +71,13 @@ export function* listBatches(
       batch = [];
       bytes = 0;
     }
-    batch.push(note.id);
+    batch.push(note);
     bytes += note.bytes;
   }
   if (batch.length > 0) yield batch;
 }
+
+const idsOf = (notes: readonly ListedNote[]) => notes.map((note) => note.id);
 
 /**
  * The notes of `listed` that the user may see, in that order, in batches (listBatches). Each
@@ -88,8 +90,8 @@ export async function* noteViewBatches(
   listed: readonly ListedNote[],
   limits = LIST_BATCH,
 ): AsyncGenerator<Note[]> {
-  for (const ids of listBatches(listed, limits)) {
-    yield noteViews(db, await store.notesByIds(db, userId, ids));
+  for (const batch of listBatches(listed, limits)) {
+    yield noteViews(db, await store.notesByIds(db, userId, idsOf(batch)));
   }
 }
 
@@ -99,22 +101,40 @@ export async function* noteViewBatches(
  */
 export const NOTE_JSON_CACHE_BYTES = 16 * 1024 * 1024;
 
-/**
- * Each note's answer as UTF-8 JSON, kept by its version: the key is the note's doc_id, never
- * reused (a note deleted and created again with the same id gets a new one), and its version,
- * which every change to the answer raises (D-NOTE-3: title, content, the tags they hold,
- * attachments added and removed). A changed note is looked up under a new key, so nothing is
- * ever stale and no write has to reach the cache; old versions age out. Collaborators are not
- * part of the answer: who may see it is decided by the list's query, not here. Kept encoded, a
- * list of 10,000 notes is sent without encoding 10 MB of text again on every request.
- */
-export type NoteJsonCache = LRUCache<string, Buffer>;
+/** What names a note answer's version: the key of NoteJsonCache. */
+type NoteVersion = Pick<NoteViewRow, 'doc_id' | 'version'>;
 
-export function createNoteJsonCache(maxBytes = NOTE_JSON_CACHE_BYTES): NoteJsonCache {
-  return new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (json) => json.length });
+/**
+ * Each note's answer as UTF-8 JSON, kept by its version: the note's doc_id, never reused (a
+ * note deleted and created again with the same id gets a new one), and its version, which every
+ * change to the answer raises (D-NOTE-3: title, content, the tags they hold, attachments added
+ * and removed). A note's entry holds the last version answered, and answers only for that
+ * version, so nothing is ever stale and no write has to reach the cache; a newer version
+ * replaces an older one. Collaborators are not part of the answer: who may see it is decided by
+ * the list's query, not here. Kept encoded, a list of 10,000 notes is sent without encoding
+ * 10 MB of text again on every request; kept by the integer doc_id, a list of 1,000 looks its
+ * answers up in ~50 µs.
+ */
+export interface NoteJsonCache {
+  get(note: NoteVersion): Buffer | undefined;
+  set(note: NoteVersion, json: Buffer): void;
 }
 
-const cacheKey = (note: Pick<NoteViewRow, 'doc_id' | 'version'>) => `${note.doc_id}:${note.version}`;
+export function createNoteJsonCache(maxBytes = NOTE_JSON_CACHE_BYTES): NoteJsonCache {
+  const answers = new LRUCache<number, { version: number; json: Buffer }>({
+    maxSize: maxBytes,
+    sizeCalculation: (answer) => answer.json.length,
+  });
+  return {
+    get(note) {
+      const answer = answers.get(note.doc_id);
+      return answer?.version === note.version ? answer.json : undefined;
+    },
+    set(note, json) {
+      answers.set(note.doc_id, { version: note.version, json });
+    },
+  };
+}
 
 /**
  * A note's answer as UTF-8 JSON in a buffer of its own: Buffer.from puts small ones in a shared
@@ -140,35 +160,34 @@ export async function* noteJsonBatches(
   cache: NoteJsonCache,
   limits = LIST_BATCH,
 ): AsyncGenerator<Buffer[]> {
-  const byId = new Map(listed.map((note) => [note.id, note]));
-  for (const ids of listBatches(listed, limits)) {
-    const answers = new Map<string, Buffer>();
-    const missing: string[] = [];
-    for (const id of ids) {
-      const answer = cache.get(cacheKey(byId.get(id)!));
-      if (answer === undefined) missing.push(id);
-      else answers.set(id, answer);
+  for (const batch of listBatches(listed, limits)) {
+    const answers = batch.map((note) => cache.get(note));
+    const missing = batch.filter((_, n) => answers[n] === undefined);
+    if (missing.length > 0) {
+      // Only the notes read here are checked against visibility again; see notesByIds.
+      const rows = await store.notesByIds(db, userId, idsOf(missing));
+      const views = await noteViews(db, rows);
+      const made = new Map<string, Buffer>();
+      rows.forEach((row, n) => {
+        const answer = jsonBuffer(views[n]!);
+        made.set(row.id, answer);
+        // The row read now, which may be newer than the listed version: kept as what it is.
+        cache.set(row, answer);
+      });
+      batch.forEach((note, n) => {
+        answers[n] ??= made.get(note.id);
+      });
     }
-    // Only the notes read here are checked against visibility again; see notesByIds.
-    const rows = await store.notesByIds(db, userId, missing);
-    const views = await noteViews(db, rows);
-    rows.forEach((row, n) => {
-      const answer = jsonBuffer(views[n]!);
-      answers.set(row.id, answer);
-      // The row read now, which may be newer than the listed version: keyed by what it is.
-      cache.set(cacheKey(row), answer);
-    });
-    yield ids.flatMap((id) => answers.get(id) ?? []);
+    yield answers.filter((answer) => answer !== undefined);
   }
 }
 
 /** One note's answer as UTF-8 JSON: the cached one of its version, or made now and kept. */
 export async function noteJsonOf(db: Db, row: NoteRow, cache: NoteJsonCache): Promise<Buffer> {
-  const key = cacheKey(row);
-  const cached = cache.get(key);
+  const cached = cache.get(row);
   if (cached !== undefined) return cached;
   const answer = jsonBuffer(await noteView(db, row));
-  cache.set(key, answer);
+  cache.set(row, answer);
   return answer;
 }
 

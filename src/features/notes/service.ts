@@ -27,7 +27,7 @@ import {
   noteViewBatches,
 } from './presenter.js';
 import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
-import type { NoteRow } from './store.js';
+import type { ListedNoteVersion, NoteRow } from './store.js';
 import * as store from './store.js';
 import { applyNoteFields, deleteNotesForGood, insertNote } from './writes.js';
 
@@ -111,6 +111,7 @@ function listFilter(query: ListNotesOptions): store.ListFilter {
 export function createNotesService(deps: NotesDeps) {
   const { db, clock } = deps;
   const noteJson = deps.noteJson ?? createNoteJsonCache();
+  const listEtags = new WeakMap<readonly ListedNoteVersion[], string>();
 
   /** Stores the fields that `compute` derives from the current note, in one transaction. */
   async function updateWith(
@@ -136,21 +137,34 @@ export function createNotesService(deps: NotesDeps) {
   }
 
   /**
+   * A list's ETag: a hash of its notes' doc_ids and versions in list order, what names each
+   * answer (NoteJsonCache). A kept list (store.listNotes) is the same array each time, so it is
+   * hashed once; as one text, since an update per note cost more than the hash.
+   */
+  function listEtag(listed: readonly ListedNoteVersion[]): string {
+    let etag = listEtags.get(listed);
+    if (etag === undefined) {
+      const versions = listed.map((note) => `${note.doc_id}:${note.version}`).join(',');
+      etag = `"list-${createHash('sha256').update(versions).digest('base64url')}"`;
+      listEtags.set(listed, etag);
+    }
+    return etag;
+  }
+
+  /**
    * The list as batches of each note's answer as UTF-8 JSON (noteJsonBatches), for streaming it
-   * (GET /api/notes), and its ETag: a hash of its notes' ids and versions in list order, read
-   * before any note is. A note's answer changes only with its version (D-NOTE-3: every change
-   * to a field, tags and attachments included, raises it), so an unchanged ETag means an
-   * unchanged list, and a conditional GET can be answered 304 without reading the notes.
+   * (GET /api/notes), and its ETag (listEtag), read before any note is. A note's answer changes
+   * only with its version (D-NOTE-3: every change to a field, tags and attachments included,
+   * raises it), so an unchanged ETag means an unchanged list, and a conditional GET can be
+   * answered 304 without reading the notes.
    */
   async function listAsJson(
     actor: Actor,
     query: ListNotesOptions,
   ): Promise<{ etag: string; jsonBatches: AsyncIterable<Buffer[]> }> {
     const listed = await store.listNotes(db, actor.userId, listFilter(query));
-    const hash = createHash('sha256');
-    for (const note of listed) hash.update(`${note.id}:${note.version},`);
     return {
-      etag: `"list-${hash.digest('base64url')}"`,
+      etag: listEtag(listed),
       jsonBatches: noteJsonBatches(db, actor.userId, listed, noteJson),
     };
   }

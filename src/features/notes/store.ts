@@ -1,7 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
-import { fastStatement } from '../../db/fastPath.js';
+import { fastRows, fastStatement } from '../../db/fastPath.js';
+import { keptWhileUnchanged } from '../../db/keptReads.js';
 import type { NotesTable } from '../../db/schema.js';
 import type { AttachmentRow } from '../attachments/store.js';
 import type { NoteColor, NoteFilter } from './schemas.js';
@@ -203,8 +204,26 @@ export interface ListPosition {
 export async function listNotes(
   db: Db,
   userId: number,
+  filter: ListFilter,
+): Promise<readonly ListedNoteVersion[]> {
+  return keptLists(db, `${userId}:${JSON.stringify(filter)}`, () => readListedNotes(db, userId, filter));
+}
+
+/**
+ * listNotes' answers while the database is unchanged (db/keptReads.ts): a client polling its
+ * list, or a conditional GET answered 304, reads no note. ~100 bytes a listed note: 50,000 of
+ * them at most, a few MB.
+ */
+const keptLists = keptWhileUnchanged<readonly ListedNoteVersion[]>({
+  maxSize: 50_000,
+  sizeOf: (listed) => listed.length + 1,
+});
+
+async function readListedNotes(
+  db: Db,
+  userId: number,
   { filter, tag, color, pinned, limit, after }: ListFilter,
-): Promise<ListedNoteVersion[]> {
+): Promise<readonly ListedNoteVersion[]> {
   let query = db
     .selectFrom('notes as n')
     .select(['n.id', 'n.doc_id', 'n.version', textBytes('n').as('bytes')])
@@ -248,7 +267,15 @@ export async function listNotes(
     .orderBy('n.updated_at', 'desc')
     .orderBy('n.id', 'asc');
   if (limit !== undefined) query = query.limit(limit);
-  return query.execute();
+  const rows = fastRows(db, query);
+  if (!rows) return query.execute();
+  // The select list's order; test/fast-paths.test.ts pins this to the Kysely answer.
+  return (rows as [string, number, number, number][]).map(([id, doc_id, version, bytes]) => ({
+    id,
+    doc_id,
+    version,
+    bytes,
+  }));
 }
 
 /**

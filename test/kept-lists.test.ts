@@ -1,0 +1,113 @@
+/**
+ * A list is kept while the database is unchanged (src/db/keptReads.ts) and read again after
+ * any change: made by this server, in each way a list can change, or committed by another
+ * connection to the same file (a command run beside the server).
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { type ListFilter, listNotes } from '../src/features/notes/store.js';
+import { createUserClient } from './helpers/client.js';
+import { sqliteOnly } from './helpers/postgres.js';
+import { useOwner, useServer } from './helpers/server.js';
+
+/** The list query's text, as Kysely compiles it (the order every list has). */
+const isListQuery = (sql: string) => sql.includes('order by "n"."pinned" desc');
+
+const FILTERS: ListFilter[] = [
+  { filter: 'all' },
+  { filter: 'archived' },
+  { filter: 'trashed' },
+  { filter: 'all', tag: 'home' },
+  { filter: 'all', pinned: true },
+  { filter: 'all', color: 'mint' },
+  { filter: 'all', limit: 2 },
+];
+
+describe('kept lists', sqliteOnly, () => {
+  let queries: string[] = [];
+  const server = useServer({ onQuery: (sql) => queries.push(sql) });
+  const owner = useOwner(server);
+
+  it('reads a list once while nothing changes, and again after a change', async () => {
+    const note = (await owner.post('/api/notes', { title: 'kept' })).body;
+    const first = await owner.get('/api/notes');
+    queries = [];
+    const again = await owner.get('/api/notes');
+    const unchanged = await owner.get('/api/notes', {
+      headers: { 'if-none-match': first.headers.get('etag')! },
+    });
+    assert.equal(again.text, first.text);
+    assert.equal(unchanged.status, 304);
+    assert.deepEqual(queries.filter(isListQuery), [], 'no list query while nothing changed');
+
+    await owner.patch(`/api/notes/${note.id}`, { title: 'kept, then changed' });
+    queries = [];
+    const changed = await owner.get('/api/notes');
+    assert.equal(queries.filter(isListQuery).length, 1);
+    assert.match(changed.text, /kept, then changed/);
+  });
+
+  it('answers what a fresh read answers after every kind of change, for every user and filter', async () => {
+    const { db } = server.app;
+    const other = await createUserClient(server, 'kept-lists@example.com');
+    const ownerId = (await owner.get('/api/auth/status')).body.user.id as number;
+    const users = [ownerId, other.userId];
+    const ids: string[] = [];
+    const changes: [string, () => Promise<{ status: number }>][] = [
+      ['create', () => create('a')],
+      ['create another', () => create('b')],
+      ['create a third', () => create('c')],
+      ['edit', () => owner.patch(`/api/notes/${ids[0]}`, { title: 'a, edited' })],
+      ['tag', () => owner.patch(`/api/notes/${ids[1]}`, { content: 'now #home' })],
+      ['pin', () => owner.patch(`/api/notes/${ids[2]}`, { pinned: true })],
+      ['colour', () => owner.patch(`/api/notes/${ids[0]}`, { color: 'mint' })],
+      ['reorder', () => owner.patch(`/api/notes/${ids[1]}`, { sortOrder: -5 })],
+      ['share', () => owner.post(`/api/notes/${ids[0]}/collaborators`, { userId: other.userId })],
+      ['unshare', () => owner.delete(`/api/notes/${ids[0]}/collaborators?userId=${other.userId}`)],
+      ['archive', () => owner.patch(`/api/notes/${ids[1]}`, { archived: true })],
+      ['trash', () => owner.patch(`/api/notes/${ids[2]}`, { trashed: true })],
+      ['restore', () => owner.patch(`/api/notes/${ids[2]}`, { trashed: false })],
+      ['delete', () => owner.delete(`/api/notes/${ids[0]}`)],
+      ['create as the other user', () => other.client.post('/api/notes', { title: 'theirs' })],
+    ];
+    async function create(title: string) {
+      const created = await owner.post('/api/notes', { title });
+      ids.push(created.body.id);
+      return created;
+    }
+    const fresh = (userId: number, filter: ListFilter) =>
+      db.transaction().execute((trx) => listNotes(trx, userId, filter));
+    for (const [change, make] of changes) {
+      for (const userId of users) for (const filter of FILTERS) await listNotes(db, userId, filter);
+      const made = await make();
+      assert.ok(made.status < 300, `${change}: ${made.status}`);
+      for (const userId of users) {
+        for (const filter of FILTERS) {
+          assert.deepEqual(
+            await listNotes(db, userId, filter),
+            await fresh(userId, filter),
+            `after "${change}", user ${userId}, ${JSON.stringify(filter)}`,
+          );
+        }
+      }
+    }
+  });
+
+  it("sees another connection's commit to the same database", async () => {
+    const note = (await owner.post('/api/notes', { title: 'changed elsewhere' })).body;
+    const listed = async () =>
+      (await owner.get('/api/notes')).body.map((n: { id: string }) => n.id) as string[];
+    assert.ok((await listed()).includes(note.id));
+    const elsewhere = new SQLite(path.join(server.dataDir, 'notes.db'));
+    try {
+      elsewhere
+        .prepare('UPDATE notes SET trashed = 1, trashed_at = 1, version = version + 1 WHERE id = ?')
+        .run(note.id);
+    } finally {
+      elsewhere.close();
+    }
+    assert.ok(!(await listed()).includes(note.id));
+  });
+});
