@@ -286,6 +286,7 @@ describe('GET /api/search ranking window (decision 0003)', () => {
 
   it('doubles the window until the limit is reached or it covers every match', async () => {
     const sizes: number[] = [];
+    const windows: unknown[] = [];
     const rows = await rankInWindows({
       window: 2,
       limit: 1,
@@ -293,10 +294,19 @@ describe('GET /api/search ranking window (decision 0003)', () => {
         sizes.push(size);
         return size < 16 ? 100 - size : null;
       },
-      rank: async (oldest) => (oldest === null ? ['found'] : []),
+      rank: async (window) => {
+        windows.push(window);
+        return window === null ? ['found'] : [];
+      },
     });
     assert.deepEqual(rows, ['found']);
     assert.deepEqual(sizes, [2, 4, 8, 16]);
+    assert.deepEqual(windows, [
+      { size: 2, oldestDocId: 98 },
+      { size: 4, oldestDocId: 96 },
+      { size: 8, oldestDocId: 92 },
+      null,
+    ]);
 
     sizes.length = 0;
     const filled = await rankInWindows({

@@ -80,14 +80,16 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
     ORDER BY rowid DESC
     LIMIT 1 OFFSET ?;
 
-    SELECT n.id, n.doc_id, n.version, octet_length("n"."title") + octet_length("n"."content") AS bytes FROM notes_fts
-    JOIN notes n ON n.doc_id = notes_fts.rowid
-    WHERE notes_fts MATCH ?
-      
-      AND n.trashed = 0
-      AND (n.owner_id = ?
+    SELECT n.id, n.doc_id, n.version, octet_length("n"."title") + octet_length("n"."content") AS bytes
+    FROM (
+      SELECT rowid AS doc_id, bm25(notes_fts, 10.0, 1.0, 5.0) AS score FROM notes_fts
+      WHERE notes_fts MATCH ?
+      ORDER BY rowid DESC LIMIT ?
+    ) w
+    CROSS JOIN notes n ON n.doc_id = w.doc_id
+    WHERE n.trashed = 0 AND (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?))
-    ORDER BY bm25(notes_fts, 10.0, 1.0, 5.0), n.updated_at DESC
+    ORDER BY w.score, n.updated_at DESC
     LIMIT ?;
 
 -- GET /api/tags

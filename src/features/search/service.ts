@@ -12,7 +12,7 @@ import type { Note } from '../notes/schemas.js';
 import type { ListedNoteVersion } from '../notes/store.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
 import { buildMatchQuery, lastWordPrefix } from './searchText.js';
-import { indexTermsStartingWith, nthNewestMatch, searchNotes } from './store.js';
+import { indexTermsStartingWith, nthNewestMatch, type RankingWindow, searchNotes } from './store.js';
 
 /** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
 export const DEFAULT_RANKING_WINDOW = 1_000;
@@ -31,13 +31,13 @@ export async function rankInWindows<Row>(options: {
   limit: number;
   /** The oldest match among the `size` newest, or null when fewer than `size` match. */
   oldestInWindow(size: number): Promise<number | null>;
-  /** The best `limit` results from `oldest` on (null: all matches). */
-  rank(oldest: number | null): Promise<Row[]>;
+  /** The best `limit` results in `window` (null: all matches). */
+  rank(window: RankingWindow | null): Promise<Row[]>;
 }): Promise<Row[]> {
   for (let size = Math.max(options.window, options.limit); ; size *= 2) {
-    const oldest = await options.oldestInWindow(size);
-    const rows = await options.rank(oldest);
-    if (oldest === null || rows.length >= options.limit) return rows;
+    const oldestDocId = await options.oldestInWindow(size);
+    const rows = await options.rank(oldestDocId === null ? null : { size, oldestDocId });
+    if (oldestDocId === null || rows.length >= options.limit) return rows;
   }
 }
 
@@ -73,7 +73,7 @@ export function createSearchService({
       window: rankingWindow,
       limit,
       oldestInWindow: (size) => nthNewestMatch(db, match, size),
-      rank: (oldest) => searchNotes(db, actor.userId, match, limit, oldest),
+      rank: (window) => searchNotes(db, actor.userId, match, limit, window),
     });
   }
 
