@@ -1,6 +1,6 @@
 /**
- * GET /api/notes and GET /api/notes/{id} send each note's answer from a cache kept by note
- * version (presenter.ts, NoteJsonCache): after every kind of change that alters a note's answer,
+ * GET /api/notes, GET /api/notes/{id} and GET /api/sync send each note's answer from a cache
+ * kept by note version (presenter.ts, NoteJsonCache): after every kind of change that alters a note's answer,
  * both must say what the notes service's `get` (which never uses the cache) says, and who sees a
  * note must still be decided by the list's query and the by-id read's access decision.
  */
@@ -47,6 +47,12 @@ describe('GET /api/notes and /api/notes/{id} from the note JSON cache', () => {
       assert.deepEqual(listed, made);
       assert.deepEqual(read.body, made);
     }
+    // The sync pull sends the same cached answers, archived and trashed notes included.
+    const pulled = await client.get('/api/sync?since=0');
+    assert.equal(pulled.status, 200, pulled.text);
+    const pulledIds = pulled.body.map((note: { id: string }) => note.id);
+    for (const id of ids) assert.ok(pulledIds.includes(id), `${id} is pulled`);
+    for (const note of pulled.body) assert.deepEqual(note, await uncached(client, note.id));
     return list.body;
   }
 

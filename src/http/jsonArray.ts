@@ -55,41 +55,22 @@ export async function* jsonArrayChunks<T>(
 const HIGH_WATER_MARK = 64 * 1024;
 
 /**
- * Sends a 200 JSON array item by item, so a list of any size takes the memory of one batch of
- * rows and one serialized item (docs/decisions/0004-streamed-lists.md). The route's 200
- * response schema serializes each item. Fastify pipes the stream with backpressure: the next
- * item is serialized, and the next batch read, only once the socket has taken the previous
- * ones. When the client goes away it destroys the stream, which ends the batches' iteration. An error after the first byte cannot become an
- * error response any more: Fastify logs it and destroys the socket, so the client sees a
- * truncated response (no final chunk), never a short array that looks complete.
- */
-export function sendJsonArray<T>(reply: FastifyReply, batches: AsyncIterable<readonly T[]>): FastifyReply {
-  // Fastify's types take an object payload; the 200 schema here is an array.
-  const serialize = reply.getSerializationFunction('200') as ((items: readonly T[]) => string) | undefined;
-  if (!serialize) throw new Error(`${reply.request.routeOptions.url} has no 200 response schema`);
-  // The array serializer given one item at a time, its brackets dropped: byte for byte what
-  // serializing all items at once gives.
-  return sendChunks(
-    reply,
-    jsonArrayChunks(batches, (item) => Buffer.from(serialize([item]).slice(1, -1))),
-  );
-}
-
-/**
- * sendJsonArray for items that are UTF-8 JSON already (a list of NoteJsonCache's answers, made by
- * the same schema's fields), sent as they are: no serializing, no encoding.
+ * Sends a 200 JSON array of items that are UTF-8 JSON already (NoteJsonCache's answers, made of
+ * the route's schema fields), as they are: no serializing, no encoding. Item by item, so a list
+ * of any size takes the memory of one batch and one chunk (docs/decisions/0004-streamed-lists.md).
+ * Fastify pipes the stream with backpressure: the next batch is read only once the socket has
+ * taken the previous ones. When the client goes away it destroys the stream, which ends the
+ * batches' iteration. An error after the first byte cannot become an error response any more:
+ * Fastify logs it and destroys the socket, so the client sees a truncated response (no final
+ * chunk), never a short array that looks complete.
  */
 export function sendJsonTextArray(
   reply: FastifyReply,
   batches: AsyncIterable<readonly Buffer[]>,
 ): FastifyReply {
-  return sendChunks(
-    reply,
+  const body = Readable.from(
     jsonArrayChunks(batches, (item) => item),
+    { objectMode: false, highWaterMark: HIGH_WATER_MARK },
   );
-}
-
-function sendChunks(reply: FastifyReply, chunks: AsyncIterable<Buffer>): FastifyReply {
-  const body = Readable.from(chunks, { objectMode: false, highWaterMark: HIGH_WATER_MARK });
   return reply.code(200).type('application/json; charset=utf-8').send(body);
 }

@@ -158,6 +158,11 @@ export function createNotesService(deps: NotesDeps) {
    * raises it), so an unchanged ETag means an unchanged list, and a conditional GET can be
    * answered 304 without reading the notes.
    */
+  /** Each listed note's answer as UTF-8 JSON, in batches (noteJsonBatches), for REST to send as is. */
+  function answersAsJson(actor: Actor, listed: readonly ListedNoteVersion[]): AsyncIterable<Buffer[]> {
+    return noteJsonBatches(db, actor.userId, listed, noteJson);
+  }
+
   async function listAsJson(
     actor: Actor,
     query: ListNotesOptions,
@@ -165,7 +170,7 @@ export function createNotesService(deps: NotesDeps) {
     const listed = await store.listNotes(db, actor.userId, listFilter(query));
     return {
       etag: listEtag(listed),
-      jsonBatches: noteJsonBatches(db, actor.userId, listed, noteJson),
+      jsonBatches: answersAsJson(actor, listed),
     };
   }
 
@@ -177,6 +182,7 @@ export function createNotesService(deps: NotesDeps) {
   return {
     listInBatches,
     listAsJson,
+    answersAsJson,
 
     async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
       return collectBatches(await listInBatches(actor, query));

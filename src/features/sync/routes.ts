@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { sendJsonArray } from '../../http/jsonArray.js';
+import { sendJsonTextArray } from '../../http/jsonArray.js';
 import { errorResponses, withHeaders } from '../../http/schemas.js';
 import { NoteList } from '../notes/schemas.js';
 import {
@@ -31,8 +31,8 @@ export const syncRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { syncTime, notes } = await sync.pullInBatches(actorOf(request), request.query.since);
-      return sendJsonArray(reply.header('x-sync-time', String(syncTime)), notes);
+      const { syncTime, jsonBatches } = await sync.pullAsJson(actorOf(request), request.query.since);
+      return sendJsonTextArray(reply.header('x-sync-time', String(syncTime)), jsonBatches);
     },
   );
 

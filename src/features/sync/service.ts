@@ -25,7 +25,7 @@ import {
 import { collectBatches, noteViewBatches } from '../notes/presenter.js';
 import type { Note } from '../notes/schemas.js';
 import type { NotesService } from '../notes/service.js';
-import type { NoteRole, NoteRow } from '../notes/store.js';
+import type { ListedNoteVersion, NoteRole, NoteRow } from '../notes/store.js';
 import { applyNoteFields, deleteNotesForGood, insertNote } from '../notes/writes.js';
 import { revisionAt } from '../revisions/store.js';
 import {
@@ -301,25 +301,33 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
 
   /**
    * D-SYNC-1: the time is read before the ids, once the writes that may stamp an earlier time
-   * have committed (settledSyncTime), so a change committed meanwhile comes next time. The notes are read batch by batch as the answer is sent (GET /api/sync streams it):
-   * a note changed meanwhile comes in its newer state (and again next time), one deleted or
-   * unshared meanwhile is left out (its tombstone is newer than syncTime).
+   * have committed (settledSyncTime), so a change committed meanwhile comes next time. The
+   * notes are read batch by batch as the answer is sent (GET /api/sync streams it), each in the
+   * version listed or a newer one: a note changed meanwhile may come in its newer state (and
+   * comes again next time), one deleted or unshared meanwhile is left out (its tombstone is
+   * newer than syncTime).
    */
-  async function pullInBatches(
+  async function changedSince(
     actor: Actor,
     since: number,
-  ): Promise<{ syncTime: number; notes: AsyncIterable<Note[]> }> {
+  ): Promise<{ syncTime: number; changed: ListedNoteVersion[] }> {
     const syncTime = await store.settledSyncTime(db, () => clock.now());
-    const changed = await store.notesChangedSince(db, actor.userId, since);
-    return { syncTime, notes: noteViewBatches(db, actor.userId, changed) };
+    return { syncTime, changed: await store.notesChangedSince(db, actor.userId, since) };
   }
 
   return {
-    pullInBatches,
+    /** The pull as each note's answer in UTF-8 JSON, from the lists' cache, for REST to send as is. */
+    async pullAsJson(
+      actor: Actor,
+      since: number,
+    ): Promise<{ syncTime: number; jsonBatches: AsyncIterable<Buffer[]> }> {
+      const { syncTime, changed } = await changedSince(actor, since);
+      return { syncTime, jsonBatches: notes.answersAsJson(actor, changed) };
+    },
 
     async pull(actor: Actor, since: number): Promise<{ syncTime: number; notes: Note[] }> {
-      const { syncTime, notes } = await pullInBatches(actor, since);
-      return { syncTime, notes: await collectBatches(notes) };
+      const { syncTime, changed } = await changedSince(actor, since);
+      return { syncTime, notes: await collectBatches(noteViewBatches(db, actor.userId, changed)) };
     },
 
     /**

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 import { engine, inJsonList } from '../../db/dialect.js';
 import { WRITE_LOCK_KEY } from '../../db/postgres.js';
-import { type ListedNote, textBytes } from '../notes/store.js';
+import { type ListedNoteVersion, textBytes } from '../notes/store.js';
 import { ownedBy, sharedWith } from '../notes/visibility.js';
 
 /**
@@ -10,19 +10,19 @@ import { ownedBy, sharedWith } from '../notes/visibility.js';
  * their own by updatedAt, and those shared with them by updatedAt or by the time they were
  * shared, so a note shared today reaches the new collaborator even if it last changed last
  * year. The two halves of the visibility rule (notes/visibility.ts) as a UNION ALL, so the
- * own half reads only the changed range of the (owner_id, updated_at) index. Only ids and sizes: the notes are read in batches
- * (noteViewBatches).
+ * own half reads only the changed range of the (owner_id, updated_at) index. Only ids, versions
+ * and sizes: the notes are read in batches, or come from the cache of note answers.
  */
-export async function notesChangedSince(db: Db, userId: number, since: number): Promise<ListedNote[]> {
+export async function notesChangedSince(db: Db, userId: number, since: number): Promise<ListedNoteVersion[]> {
   const rows = await db
     .selectFrom('notes as n')
-    .select(['n.id', 'n.updated_at', textBytes('n').as('bytes')])
+    .select(['n.id', 'n.doc_id', 'n.version', 'n.updated_at', textBytes('n').as('bytes')])
     .where(ownedBy(userId))
     .where('n.updated_at', '>=', since)
     .unionAll(
       db
         .selectFrom('notes as n')
-        .select(['n.id', 'n.updated_at', textBytes('n').as('bytes')])
+        .select(['n.id', 'n.doc_id', 'n.version', 'n.updated_at', textBytes('n').as('bytes')])
         .where(sharedWith(userId))
         .where((eb) =>
           eb.or([
@@ -41,7 +41,7 @@ export async function notesChangedSince(db: Db, userId: number, since: number): 
     .orderBy('updated_at')
     .orderBy('id')
     .execute();
-  return rows.map(({ id, bytes }) => ({ id, bytes }));
+  return rows.map(({ id, doc_id, version, bytes }) => ({ id, doc_id, version, bytes }));
 }
 
 /**
