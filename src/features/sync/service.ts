@@ -303,9 +303,10 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
    * D-SYNC-1: the time is read before the ids, once the writes that may stamp an earlier time
    * have committed (settledSyncTime), so a change committed meanwhile comes next time. The
    * notes are read batch by batch as the answer is sent (GET /api/sync streams it), each in the
-   * version listed or a newer one: a note changed meanwhile may come in its newer state (and
-   * comes again next time), one deleted or unshared meanwhile is left out (its tombstone is
-   * newer than syncTime).
+   * version listed (a cached answer, decision 0023) or a newer one: a note changed meanwhile
+   * may come in its newer state (and comes again next time); one deleted or unshared meanwhile
+   * is left out when it is read, or sent as listed when cached, and either way its tombstone is
+   * newer than syncTime, so the next pull of deletions removes it.
    */
   async function changedSince(
     actor: Actor,
