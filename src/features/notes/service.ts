@@ -151,6 +151,11 @@ export function createNotesService(deps: NotesDeps) {
     return etag;
   }
 
+  /** Each listed note's answer as UTF-8 JSON, in batches (noteJsonBatches), for REST to send as is. */
+  function answersAsJson(actor: Actor, listed: readonly ListedNoteVersion[]): AsyncIterable<Buffer[]> {
+    return noteJsonBatches(db, actor.userId, listed, noteJson);
+  }
+
   /**
    * The list as batches of each note's answer as UTF-8 JSON (noteJsonBatches), for streaming it
    * (GET /api/notes), and its ETag (listEtag), read before any note is. A note's answer changes
@@ -158,11 +163,6 @@ export function createNotesService(deps: NotesDeps) {
    * raises it), so an unchanged ETag means an unchanged list, and a conditional GET can be
    * answered 304 without reading the notes.
    */
-  /** Each listed note's answer as UTF-8 JSON, in batches (noteJsonBatches), for REST to send as is. */
-  function answersAsJson(actor: Actor, listed: readonly ListedNoteVersion[]): AsyncIterable<Buffer[]> {
-    return noteJsonBatches(db, actor.userId, listed, noteJson);
-  }
-
   async function listAsJson(
     actor: Actor,
     query: ListNotesOptions,
