@@ -3,7 +3,7 @@ import type { parseArgs } from 'node:util';
 import { type Actor, sessionActor } from './actor.js';
 import { buildServices, openDataDir } from './app.js';
 import type { Config } from './config.js';
-import type { Db } from './db/connection.js';
+import type { Db } from './db/types.js';
 import { errors } from './errors.js';
 import { findOwner, findUserByEmail } from './features/users/store.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Actor, ALL_SCOPES } from '../src/actor.js';
-import type { Db } from '../src/db/connection.js';
+import type { Db } from '../src/db/types.js';
 import { decideNoteAccess, type FoundNote, type NoteAction } from '../src/features/notes/permissions.js';
 import type { NoteRow } from '../src/features/notes/store.js';
 import { applyNoteFields, bumpNoteVersion, deleteNotesForGood } from '../src/features/notes/writes.js';

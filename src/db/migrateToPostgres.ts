@@ -15,9 +15,10 @@ import {
 } from '../features/attachments/storage.js';
 import { indexNote } from '../features/notes/writes.js';
 import { writeHashed } from '../files.js';
-import { type Db, openDatabase } from './connection.js';
+import { openDatabase } from './connection.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
+import type { Db } from './types.js';
 
 /**
  * The tables copied, parents before children, each with the columns that order its rows the

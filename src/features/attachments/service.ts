@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Actor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fileModes.js';
 import type { Logger } from '../../logger.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { PRIVATE_DIR_MODE } from '../../fileModes.js';
 import { DatabaseStorage } from './databaseStorage.js';
 

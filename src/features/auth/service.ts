@@ -1,7 +1,7 @@
 import { type Actor, sessionActor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import { randomToken, sha256Hex } from '../../crypto.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { userProfile } from '../users/service.js';
 import * as users from '../users/store.js';

@@ -1,6 +1,6 @@
 import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { requireNoteAccess } from '../notes/permissions.js';
 import { forgetTombstone, recordTombstones } from '../sync/store.js';

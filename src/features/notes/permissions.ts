@@ -1,5 +1,5 @@
 import { type Actor, canWrite } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './store.js';
 

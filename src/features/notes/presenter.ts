@@ -1,7 +1,7 @@
 /** Note answers (the Note schema) from rows, one by one or as size-bounded batches of a list. */
 import { LRUCache } from 'lru-cache';
 import { iso } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
 import { tagsByNote } from '../tags/store.js';
 import type { Attachment, Note, NoteColor } from './schemas.js';

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
 import { writeTransaction } from '../../db/groupCommit.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import type { AttachmentRow } from '../attachments/store.js';
 import {

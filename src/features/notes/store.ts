@@ -1,9 +1,9 @@
 import { type Selectable, sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
 import { fastRows, fastStatement } from '../../db/fastPath.js';
 import { keptWhileUnchanged } from '../../db/keptReads.js';
 import type { NotesTable } from '../../db/schema.js';
+import type { Db } from '../../db/types.js';
 import type { AttachmentRow } from '../attachments/store.js';
 import type { NoteColor, NoteFilter } from './schemas.js';
 import { visibleTo } from './visibility.js';

@@ -3,7 +3,7 @@
  * document, revisions and tombstones in step with its row, whichever path (REST, sync, MCP,
  * import) writes it.
  */
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { extractHashtags } from '../../shared/hashtags.js';
 import { type AttachmentRow, attachmentsOfNotes } from '../attachments/store.js';
 import { recordRevision } from '../revisions/service.js';

@@ -1,6 +1,6 @@
 import type { Actor } from '../../actor.js';
 import { iso } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { requireNoteAccess } from '../notes/permissions.js';
 import type { NoteRevision } from './schemas.js';
 import * as store from './store.js';

@@ -1,5 +1,5 @@
 import type { Actor } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
 import {
   collectBatches,

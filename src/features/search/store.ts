@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
 import { engine, inJsonList } from '../../db/dialect.js';
+import type { Db } from '../../db/types.js';
 import { type ListedNoteVersion, textBytes } from '../notes/store.js';
 import { visibleTo } from '../notes/visibility.js';
 import { tsvectorInput } from './searchText.js';

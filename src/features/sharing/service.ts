@@ -1,7 +1,7 @@
 import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import { randomToken } from '../../crypto.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { attachmentOnNote, type StoredFile, storedFileOf } from '../attachments/service.js';
 import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';

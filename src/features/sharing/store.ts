@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/connection.js';
 import type { ShareLinksTable } from '../../db/schema.js';
+import type { Db } from '../../db/types.js';
 import type { NoteRow } from '../notes/store.js';
 
 export type ShareLinkRow = Selectable<ShareLinksTable>;

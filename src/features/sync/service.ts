@@ -1,7 +1,7 @@
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
 import type { AttachmentRow } from '../attachments/store.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
 import { engine, inJsonList } from '../../db/dialect.js';
 import { WRITE_LOCK_KEY } from '../../db/postgres.js';
+import type { Db } from '../../db/types.js';
 import { type ListedNoteVersion, textBytes } from '../notes/store.js';
 import { ownedBy, sharedWith } from '../notes/visibility.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Actor } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import type { Tag } from './schemas.js';
 import { visibleTagNames } from './store.js';
 

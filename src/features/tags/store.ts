@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
 import { inJsonList, joiningAggregate, jsonListRows } from '../../db/dialect.js';
+import type { Db } from '../../db/types.js';
 import { visibleTo } from '../notes/visibility.js';
 
 /**

@@ -5,7 +5,7 @@ import { v5 as nameBasedUuid } from 'uuid';
 import yazl from 'yazl';
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { AppError } from '../../errors.js';
 import { MAX_FILE_BYTES } from '../attachments/images.js';
 import type { AttachmentsService } from '../attachments/service.js';

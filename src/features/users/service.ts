@@ -1,6 +1,6 @@
 import { type Actor, requireInstanceOwner } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
 import type { PasswordHasher } from '../auth/passwords.js';
 import { notesToDeleteBySystemRule } from '../notes/permissions.js';
