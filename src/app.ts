@@ -20,7 +20,7 @@ import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
 import { createAttachmentsService } from './features/attachments/service.js';
-import { attachmentStorageFor } from './features/attachments/storage.js';
+import { attachmentStorageFor } from './features/attachments/storageFor.js';
 import { createPasswordHasher, type ScryptCost } from './features/auth/passwords.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';

@@ -9,10 +9,10 @@ import { sql } from 'kysely';
 import { type Command, print } from '../commandSupport.js';
 import {
   type AttachmentStorage,
-  attachmentStorageFor,
   DirectoryStorage,
   type ExpectedBytes,
 } from '../features/attachments/storage.js';
+import { attachmentStorageFor } from '../features/attachments/storageFor.js';
 import { indexNote } from '../features/notes/writes.js';
 import { writeHashed } from '../files.js';
 import { openDatabase } from './connection.js';
