@@ -6,7 +6,10 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { type Command, print } from '../commandSupport.js';
+import { openDatabase } from '../db/connection.js';
+import { openPostgres } from '../db/postgres.js';
+import type { Database } from '../db/schema.js';
+import type { Db } from '../db/types.js';
 import {
   type AttachmentStorage,
   DirectoryStorage,
@@ -15,10 +18,7 @@ import {
 import { attachmentStorageFor } from '../features/attachments/storageFor.js';
 import { indexNote } from '../features/notes/writes.js';
 import { writeHashed } from '../files.js';
-import { openDatabase } from './connection.js';
-import { openPostgres } from './postgres.js';
-import type { Database } from './schema.js';
-import type { Db } from './types.js';
+import { type Command, print } from './support.js';
 
 /**
  * The tables copied, parents before children, each with the columns that order its rows the
