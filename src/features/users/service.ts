@@ -2,11 +2,11 @@ import { type Actor, requireInstanceOwner } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
-import type { PasswordHasher } from '../auth/passwords.js';
 import { notesToDeleteBySystemRule } from '../notes/permissions.js';
 import type { NotesService } from '../notes/service.js';
 import { notesOwnedBy } from '../notes/store.js';
 import { deleteNotesForGood } from '../notes/writes.js';
+import type { PasswordHasher } from './passwords.js';
 import {
   type CreateUserBody,
   MAX_USER_SEARCH_RESULTS,
