@@ -311,7 +311,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerCors(app, config.corsOrigins);
   registerBodyDraining(app);
   await app.register(authPlugin, {
-    auth: app.services.auth,
+    resolveSession: app.services.auth.resolveSession,
     publicUrl: config.publicUrl,
     bearer: app.services.apiKeys.authenticate,
   });
