@@ -32,7 +32,6 @@ import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
 import { createNoteJsonCache } from './features/notes/presenter.js';
 import { noteRoutes } from './features/notes/routes.js';
-import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
 import { newestUpdate } from './features/notes/store.js';
 import { revisionRoutes } from './features/revisions/routes.js';
@@ -71,6 +70,7 @@ import { buildCachedSerializers } from './http/serialization.js';
 import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
+import { Attachment, Note } from './shared/api/notes.js';
 import { APP_VERSION } from './version.js';
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { NOTE_COLORS, type Note } from '../notes/schemas.js';
+import type { Note } from '../../shared/api/notes.js';
+import { NOTE_COLORS } from '../../shared/colors.js';
 
 /**
  * What the MCP tools return, as zod schemas (the SDK describes and checks tool output with zod),

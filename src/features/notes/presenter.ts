@@ -2,9 +2,10 @@
 import { LRUCache } from 'lru-cache';
 import { iso } from '../../clock.js';
 import type { Db } from '../../db/types.js';
+import type { Attachment, Note } from '../../shared/api/notes.js';
+import type { NoteColor } from '../../shared/colors.js';
 import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
 import { tagsByNote } from '../tags/store.js';
-import type { Attachment, Note, NoteColor } from './schemas.js';
 import type { ListedNote, ListedNoteVersion, NoteRow, NoteViewRow } from './store.js';
 import * as store from './store.js';
 

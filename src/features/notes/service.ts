@@ -5,6 +5,7 @@ import type { Clock } from '../../clock.js';
 import { writeTransaction } from '../../db/groupCommit.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
+import { MAX_CONTENT_LENGTH, type Note, type NoteInput } from '../../shared/api/notes.js';
 import type { AttachmentRow } from '../attachments/store.js';
 import {
   appendText,
@@ -26,7 +27,7 @@ import {
   noteView,
   noteViewBatches,
 } from './presenter.js';
-import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
+import type { ListNotesQuery } from './schemas.js';
 import type { ListedNoteVersion, NoteRow } from './store.js';
 import * as store from './store.js';
 import { applyNoteFields, deleteNotesForGood, insertNote } from './writes.js';

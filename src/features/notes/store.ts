@@ -4,8 +4,9 @@ import { fastRows, fastStatement } from '../../db/fastPath.js';
 import { keptWhileUnchanged } from '../../db/keptReads.js';
 import type { NotesTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
+import type { NoteFilter } from '../../shared/api/notes.js';
+import type { NoteColor } from '../../shared/colors.js';
 import type { AttachmentRow } from '../attachments/store.js';
-import type { NoteColor, NoteFilter } from './schemas.js';
 import { visibleTo } from './visibility.js';
 
 export type NoteRow = Selectable<NotesTable>;

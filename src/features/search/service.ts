@@ -1,6 +1,7 @@
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
+import type { Note } from '../../shared/api/notes.js';
 import {
   collectBatches,
   createNoteJsonCache,
@@ -8,7 +9,6 @@ import {
   noteJsonBatches,
   noteViewBatches,
 } from '../notes/presenter.js';
-import type { Note } from '../notes/schemas.js';
 import type { ListedNoteVersion } from '../notes/store.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
 import { buildMatchQuery, lastWordPrefix } from './searchText.js';

@@ -4,6 +4,8 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
+import type { Note } from '../../shared/api/notes.js';
+import type { SyncChange, SyncResult, Tombstone } from '../../shared/api/sync.js';
 import type { AttachmentRow } from '../attachments/store.js';
 import { endCollaboration } from '../collaborators/service.js';
 import { shareLikeNote } from '../collaborators/store.js';
@@ -23,7 +25,6 @@ import {
   type NoteAction,
 } from '../notes/permissions.js';
 import { collectBatches, noteViewBatches } from '../notes/presenter.js';
-import type { Note } from '../notes/schemas.js';
 import type { NotesService } from '../notes/service.js';
 import type { ListedNoteVersion, NoteRole, NoteRow } from '../notes/store.js';
 import { applyNoteFields, deleteNotesForGood, insertNote } from '../notes/writes.js';
@@ -36,7 +37,6 @@ import {
   type LosingText,
   mergeChange,
 } from './merge.js';
-import type { SyncChange, SyncResult, Tombstone } from './schemas.js';
 import * as store from './store.js';
 import { capFutureTimestamps } from './timestamps.js';
 
