@@ -16,8 +16,8 @@ import {
   type ExpectedBytes,
 } from '../features/attachments/storage.js';
 import { attachmentStorageFor } from '../features/attachments/storageFor.js';
-import { indexNote } from '../features/notes/writes.js';
 import { writeHashed } from '../files.js';
+import { indexNote } from '../model/noteWrites.js';
 import { type Command, print } from './support.js';
 
 /**

@@ -2,11 +2,11 @@ import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
-import { requireNoteAccess } from '../notes/permissions.js';
+import * as store from '../../model/collaborators.js';
+import { requireNoteAccess } from '../../model/noteAccess.js';
 import { forgetTombstone, recordTombstones } from '../sync/store.js';
 import { findUserById } from '../users/store.js';
 import type { Collaborator, CollaboratorTarget } from './schemas.js';
-import * as store from './store.js';
 
 async function collaboratorList(db: Db, noteId: string): Promise<Collaborator[]> {
   return (await store.listCollaborators(db, noteId)).map((row) => ({

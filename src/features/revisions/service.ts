@@ -1,9 +1,9 @@
 import type { Actor } from '../../actor.js';
 import { iso } from '../../clock.js';
 import type { Db } from '../../db/types.js';
-import { requireNoteAccess } from '../notes/permissions.js';
+import { requireNoteAccess } from '../../model/noteAccess.js';
+import * as store from '../../model/revisions.js';
 import type { NoteRevision } from './schemas.js';
-import * as store from './store.js';
 
 /** D-SYNC-9: a note keeps at least its last 50 revisions or those of 30 days, whichever is more. */
 export const REVISIONS_KEPT = 50;

@@ -1,18 +1,23 @@
 import type { Actor } from '../../actor.js';
 import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
-import type { Note } from '../../shared/api/notes.js';
 import {
   collectBatches,
   createNoteJsonCache,
   type NoteJsonCache,
   noteJsonBatches,
   noteViewBatches,
-} from '../notes/presenter.js';
-import type { ListedNoteVersion } from '../notes/store.js';
+} from '../../model/noteAnswers.js';
+import type { ListedNoteVersion } from '../../model/notes.js';
+import {
+  indexTermsStartingWith,
+  nthNewestMatch,
+  type RankingWindow,
+  searchNotes,
+} from '../../model/searchIndex.js';
+import { buildMatchQuery, lastWordPrefix } from '../../model/searchText.js';
+import type { Note } from '../../shared/api/notes.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
-import { buildMatchQuery, lastWordPrefix } from './searchText.js';
-import { indexTermsStartingWith, nthNewestMatch, type RankingWindow, searchNotes } from './store.js';
 
 /** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
 export const DEFAULT_RANKING_WINDOW = 1_000;

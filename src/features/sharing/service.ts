@@ -3,11 +3,11 @@ import { type Clock, iso } from '../../clock.js';
 import { randomToken } from '../../crypto.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
+import { type AttachmentRow, attachmentsByNote } from '../../model/attachments.js';
+import { requireNoteAccess } from '../../model/noteAccess.js';
+import type { NoteRow } from '../../model/notes.js';
 import type { NoteColor } from '../../shared/colors.js';
 import { attachmentOnNote, type StoredFile, storedFileOf } from '../attachments/service.js';
-import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
-import { requireNoteAccess } from '../notes/permissions.js';
-import type { NoteRow } from '../notes/store.js';
 import type { SharedNote, ShareLink } from './schemas.js';
 import * as store from './store.js';
 

@@ -4,18 +4,8 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
-import type { Note } from '../../shared/api/notes.js';
-import type { SyncChange, SyncResult, Tombstone } from '../../shared/api/sync.js';
-import type { AttachmentRow } from '../attachments/store.js';
-import { endCollaboration } from '../collaborators/service.js';
-import { shareLikeNote } from '../collaborators/store.js';
-import {
-  type FieldHistory,
-  fieldHistory,
-  fieldValues,
-  type NoteFields,
-  pickNoteFields,
-} from '../notes/fields.js';
+import type { AttachmentRow } from '../../model/attachments.js';
+import { shareLikeNote } from '../../model/collaborators.js';
 import {
   type AccessDenial,
   decideNoteAccess,
@@ -23,12 +13,22 @@ import {
   type FoundNote,
   findNotesForAccess,
   type NoteAction,
-} from '../notes/permissions.js';
-import { collectBatches, noteViewBatches } from '../notes/presenter.js';
+} from '../../model/noteAccess.js';
+import { collectBatches, noteViewBatches } from '../../model/noteAnswers.js';
+import {
+  type FieldHistory,
+  fieldHistory,
+  fieldValues,
+  type NoteFields,
+  pickNoteFields,
+} from '../../model/noteFields.js';
+import type { ListedNoteVersion, NoteRole, NoteRow } from '../../model/notes.js';
+import { applyNoteFields, deleteNotesForGood, insertNote } from '../../model/noteWrites.js';
+import { revisionAt } from '../../model/revisions.js';
+import type { Note } from '../../shared/api/notes.js';
+import type { SyncChange, SyncResult, Tombstone } from '../../shared/api/sync.js';
+import { endCollaboration } from '../collaborators/service.js';
 import type { NotesService } from '../notes/service.js';
-import type { ListedNoteVersion, NoteRole, NoteRow } from '../notes/store.js';
-import { applyNoteFields, deleteNotesForGood, insertNote } from '../notes/writes.js';
-import { revisionAt } from '../revisions/store.js';
 import {
   applyOrder,
   BatchFields,

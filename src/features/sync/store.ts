@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { engine, inJsonList } from '../../db/dialect.js';
 import { WRITE_LOCK_KEY } from '../../db/postgres.js';
 import type { Db } from '../../db/types.js';
-import { type ListedNoteVersion, textBytes } from '../notes/store.js';
-import { ownedBy, sharedWith } from '../notes/visibility.js';
+import { type ListedNoteVersion, textBytes } from '../../model/notes.js';
+import { ownedBy, sharedWith } from '../../model/visibility.js';
 
 /**
  * The notes the user may see that changed at or after `since` (D-SYNC-1), oldest change first:

@@ -2,10 +2,10 @@ import { type Actor, requireInstanceOwner } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
-import { notesToDeleteBySystemRule } from '../notes/permissions.js';
+import { notesToDeleteBySystemRule } from '../../model/noteAccess.js';
+import { notesOwnedBy } from '../../model/notes.js';
+import { deleteNotesForGood } from '../../model/noteWrites.js';
 import type { NotesService } from '../notes/service.js';
-import { notesOwnedBy } from '../notes/store.js';
-import { deleteNotesForGood } from '../notes/writes.js';
 import type { PasswordHasher } from './passwords.js';
 import {
   type CreateUserBody,

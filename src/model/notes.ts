@@ -1,12 +1,12 @@
 import { type Selectable, sql } from 'kysely';
-import { inJsonList } from '../../db/dialect.js';
-import { fastRows, fastStatement } from '../../db/fastPath.js';
-import { keptWhileUnchanged } from '../../db/keptReads.js';
-import type { NotesTable } from '../../db/schema.js';
-import type { Db } from '../../db/types.js';
-import type { NoteFilter } from '../../shared/api/notes.js';
-import type { NoteColor } from '../../shared/colors.js';
-import type { AttachmentRow } from '../attachments/store.js';
+import { inJsonList } from '../db/dialect.js';
+import { fastRows, fastStatement } from '../db/fastPath.js';
+import { keptWhileUnchanged } from '../db/keptReads.js';
+import type { NotesTable } from '../db/schema.js';
+import type { Db } from '../db/types.js';
+import type { NoteFilter } from '../shared/api/notes.js';
+import type { NoteColor } from '../shared/colors.js';
+import type { AttachmentRow } from './attachments.js';
 import { visibleTo } from './visibility.js';
 
 export type NoteRow = Selectable<NotesTable>;

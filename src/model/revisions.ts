@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { NoteRevisionsTable } from '../../db/schema.js';
-import type { Db } from '../../db/types.js';
+import type { NoteRevisionsTable } from '../db/schema.js';
+import type { Db } from '../db/types.js';
 
 export type RevisionRow = Selectable<NoteRevisionsTable>;
 

@@ -3,9 +3,9 @@
  * and the per-field history (stamp and version) that sync merges by (D-SYNC-5, D-SYNC-8).
  */
 
-import type { NoteInput } from '../../shared/api/notes.js';
-import { NOTE_DEFAULTS as SHARED_NOTE_DEFAULTS } from '../../shared/noteDefaults.js';
-import type { NoteRow } from './store.js';
+import type { NoteInput } from '../shared/api/notes.js';
+import { NOTE_DEFAULTS as SHARED_NOTE_DEFAULTS } from '../shared/noteDefaults.js';
+import type { NoteRow } from './notes.js';
 
 /** The NoteInput fields that a client sets, and the columns that hold them. */
 export const NOTE_FIELDS = {

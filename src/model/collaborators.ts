@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/types.js';
+import type { Db } from '../db/types.js';
 
 export async function listCollaborators(db: Db, noteId: string) {
   return db

@@ -1,7 +1,7 @@
-import { type Actor, canWrite } from '../../actor.js';
-import type { Db } from '../../db/types.js';
-import { errors } from '../../errors.js';
-import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './store.js';
+import { type Actor, canWrite } from '../actor.js';
+import type { Db } from '../db/types.js';
+import { errors } from '../errors.js';
+import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './notes.js';
 
 /**
  * What the caller wants to do with a note (D-COLLAB-1):
@@ -12,7 +12,7 @@ import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, typ
  */
 export type NoteAction = 'read' | 'edit' | 'leave' | 'own';
 
-export type { FoundNote } from './store.js';
+export type { FoundNote } from './notes.js';
 
 /** Why an action is refused; each path turns it into its own answer (404, 403, `skipped`...). */
 export type AccessDenial =
