@@ -4,8 +4,6 @@
  * import) writes it.
  */
 import type { Db } from '../db/types.js';
-import { recordRevision } from '../features/revisions/service.js';
-import { recordTombstones } from '../features/sync/store.js';
 import { extractHashtags } from '../shared/hashtags.js';
 import { type AttachmentRow, attachmentsOfNotes } from './attachments.js';
 import type { AuthorizedNote } from './noteAccess.js';
@@ -21,9 +19,11 @@ import {
 } from './noteFields.js';
 import type { NoteRow } from './notes.js';
 import * as store from './notes.js';
+import { recordRevision } from './revisions.js';
 import { deleteSearchDocuments, writeSearchDocument } from './searchIndex.js';
 import { indexText } from './searchText.js';
 import { addNoteTags, deleteUnusedTags, replaceNoteTags, tagIdsOfNotes } from './tags.js';
+import { recordTombstones } from './tombstones.js';
 
 /** The row a write stored for `note`: the same note, so what was allowed on it still is. */
 function sameAuthority<N extends NoteRow>(_note: N, updated: NoteRow): N {

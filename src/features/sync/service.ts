@@ -5,7 +5,7 @@ import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
 import type { AttachmentRow } from '../../model/attachments.js';
-import { shareLikeNote } from '../../model/collaborators.js';
+import { endCollaboration, shareLikeNote } from '../../model/collaborators.js';
 import {
   type AccessDenial,
   decideNoteAccess,
@@ -25,9 +25,9 @@ import {
 import type { ListedNoteVersion, NoteRole, NoteRow } from '../../model/notes.js';
 import { applyNoteFields, deleteNotesForGood, insertNote } from '../../model/noteWrites.js';
 import { revisionAt } from '../../model/revisions.js';
+import { deletedAmong, deleteTombstonesBefore, tombstonesSince } from '../../model/tombstones.js';
 import type { Note } from '../../shared/api/notes.js';
 import type { SyncChange, SyncResult, Tombstone } from '../../shared/api/sync.js';
-import { endCollaboration } from '../collaborators/service.js';
 import type { NotesService } from '../notes/service.js';
 import {
   applyOrder,
@@ -78,7 +78,7 @@ class KnownNotes {
     const ids = [...new Set(noteIds.map((id) => id.toLowerCase()))];
     const [found, deleted] = await Promise.all([
       findNotesForAccess(this.trx, this.actor, ids),
-      store.deletedAmong(this.trx, ids),
+      deletedAmong(this.trx, ids),
     ]);
     for (const id of ids) {
       this.notes.set(id, found.get(id));
@@ -343,7 +343,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
           `Deletions are kept for ${TOMBSTONE_RETENTION_DAYS} days; pull everything with since=0 and replace your local notes`,
         );
       }
-      const rows = await store.tombstonesSince(db, actor.userId, since);
+      const rows = await tombstonesSince(db, actor.userId, since);
       return { syncTime, deleted: rows.map((r) => ({ id: r.note_id, deletedAt: r.deleted_at })) };
     },
 
@@ -379,7 +379,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
 
     /** Forgets tombstones older than the retention period (D-SYNC-3); returns how many. */
     async purgeExpiredTombstones(): Promise<number> {
-      return store.deleteTombstonesBefore(db, clock.now() - TOMBSTONE_RETENTION_MS);
+      return deleteTombstonesBefore(db, clock.now() - TOMBSTONE_RETENTION_MS);
     },
   };
 }
