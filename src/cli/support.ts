@@ -5,7 +5,7 @@ import { buildServices, openDataDir } from '../app.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/types.js';
 import { errors } from '../errors.js';
-import { findOwner, findUserByEmail } from '../features/users/store.js';
+import { findOwner, findUserByEmail } from '../model/users.js';
 
 /** What every command (src/cli/commands.ts lists them) is made of, and what they share. */
 export interface Command {

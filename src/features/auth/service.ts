@@ -3,9 +3,9 @@ import type { Clock } from '../../clock.js';
 import { randomToken, sha256Hex } from '../../crypto.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
+import * as users from '../../model/users.js';
 import type { PasswordHasher } from '../users/passwords.js';
 import { userProfile } from '../users/service.js';
-import * as users from '../users/store.js';
 import * as store from './store.js';
 
 export const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4

@@ -5,7 +5,7 @@ import { errors } from '../../errors.js';
 import * as store from '../../model/collaborators.js';
 import { requireNoteAccess } from '../../model/noteAccess.js';
 import { forgetTombstone } from '../../model/tombstones.js';
-import { findUserById } from '../users/store.js';
+import { findUserById } from '../../model/users.js';
 import type { Collaborator, CollaboratorTarget } from './schemas.js';
 
 async function collaboratorList(db: Db, noteId: string): Promise<Collaborator[]> {

@@ -5,6 +5,8 @@ import { detailPath, errors } from '../../errors.js';
 import { notesToDeleteBySystemRule } from '../../model/noteAccess.js';
 import { notesOwnedBy } from '../../model/notes.js';
 import { deleteNotesForGood } from '../../model/noteWrites.js';
+import type { UserRow } from '../../model/users.js';
+import * as store from '../../model/users.js';
 import type { NotesService } from '../notes/service.js';
 import type { PasswordHasher } from './passwords.js';
 import {
@@ -14,8 +16,6 @@ import {
   type UserProfile,
   type UserSummary,
 } from './schemas.js';
-import type { UserRow } from './store.js';
-import * as store from './store.js';
 
 export function userProfile(user: UserRow): UserProfile {
   return { id: user.id, email: user.email, displayName: user.display_name, isOwner: user.is_owner === 1 };
