@@ -98,7 +98,7 @@ export function buildServices(deps: {
     quota: deps.quota,
     log: deps.log,
   });
-  // One cache of note answers for the lists and the search results (presenter.ts).
+  // One cache of note answers for the lists and the search results (model/noteAnswers.ts).
   const noteJson = createNoteJsonCache();
   const notes = createNotesService({
     db: deps.db,

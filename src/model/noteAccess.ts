@@ -26,7 +26,7 @@ declare const allowedActions: unique symbol;
 
 /**
  * A note row with the actions a decision allowed on it. Only decideNoteAccess (and, for the
- * system's own rules, notesToDeleteBySystemRule) make one, and the write primitives of writes.ts
+ * system's own rules, notesToDeleteBySystemRule) make one, and the write primitives of noteWrites.ts
  * take nothing else: a write that skipped the decision does not compile. `own` allows what `edit`
  * and `read` allow, `edit` allows `read`.
  */

@@ -40,7 +40,7 @@ export interface NotesDeps {
   clock: Clock;
   trashRetentionDays: number;
   notesDeleted: NotesDeletedListener[];
-  /** Note answers kept by version for the list (presenter.ts); default: one of its own. */
+  /** Note answers kept by version for the list (model/noteAnswers.ts); default: one of its own. */
   noteJson?: NoteJsonCache;
 }
 

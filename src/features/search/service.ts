@@ -54,7 +54,7 @@ export function createSearchService({
   db: Db;
   /** Tests configure a small window; the service uses the measured default. */
   rankingWindow?: number;
-  /** Note answers kept by version (presenter.ts), shared with the lists'. */
+  /** Note answers kept by version (model/noteAnswers.ts), shared with the lists'. */
   noteJson?: NoteJsonCache;
 }) {
   /**

@@ -3,7 +3,7 @@
  * the sync protocol it speaks (docs/sync.md). Pure types: no runtime code.
  */
 
-/** The 12 colors of src/features/notes/schemas.ts NOTE_COLORS (Keep's 2023 names). */
+/** The 12 colors of src/shared/colors.ts NOTE_COLORS (Keep's 2023 names). */
 export type NoteColor =
   | 'default'
   | 'coral'
@@ -32,7 +32,7 @@ export interface ServerAttachment {
   createdAt: string;
 }
 
-/** The API's Note, as GET /api/sync returns it (src/features/notes/schemas.ts `Note`). */
+/** The API's Note, as GET /api/sync returns it (src/shared/api/notes.ts `Note`). */
 export interface ServerNote {
   id: string;
   ownerId: number;
