@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { DisplayName, Email, MAX_PASSWORD_LENGTH, Password } from '../users/schemas.js';
+import { MAX_PASSWORD_LENGTH } from '../../shared/api/limits.js';
+import { DisplayName, Email, Password } from '../users/schemas.js';
 
 export const SetupBody = Type.Object({
   password: Password,

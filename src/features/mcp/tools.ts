@@ -3,7 +3,8 @@ import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.j
 import { z } from 'zod';
 import { type Actor, canWrite } from '../../actor.js';
 import { AppError, errors } from '../../errors.js';
-import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, NOTE_FILTERS } from '../../shared/api/notes.js';
+import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH } from '../../shared/api/limits.js';
+import { NOTE_FILTERS } from '../../shared/api/notes.js';
 import { NOTE_COLORS } from '../../shared/colors.js';
 import { APP_VERSION } from '../../version.js';
 import type { NotesService } from '../notes/service.js';

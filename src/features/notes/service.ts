@@ -20,7 +20,8 @@ import { type NoteFields, pickNoteFields } from '../../model/noteFields.js';
 import type { ListedNoteVersion, NoteRow } from '../../model/notes.js';
 import * as store from '../../model/notes.js';
 import { applyNoteFields, deleteNotesForGood, insertNote } from '../../model/noteWrites.js';
-import { MAX_CONTENT_LENGTH, type Note, type NoteInput } from '../../shared/api/notes.js';
+import { MAX_CONTENT_LENGTH } from '../../shared/api/limits.js';
+import type { Note, NoteInput } from '../../shared/api/notes.js';
 import {
   appendText,
   type ChecklistItem,

@@ -5,7 +5,7 @@ import {
   type NoteField,
   type NoteFields,
 } from '../../model/noteFields.js';
-import { MAX_TITLE_LENGTH } from '../../shared/api/notes.js';
+import { MAX_TITLE_LENGTH } from '../../shared/api/limits.js';
 import { mergeLines } from '../../shared/textMerge.js';
 
 /**

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import type { HeaderDoc } from '../../http/schemas.js';
-import { MAX_SYNC_CHANGES, SyncChange, SyncResult } from '../../shared/api/sync.js';
+import { MAX_SYNC_CHANGES } from '../../shared/api/limits.js';
+import { SyncChange, SyncResult } from '../../shared/api/sync.js';
 
 export const SYNC_BODY_LIMIT = 16 * 1024 * 1024; // D-ERR-5
 

@@ -1,7 +1,5 @@
 import { type Static, Type } from 'typebox';
-
-export const MIN_PASSWORD_LENGTH = 8; // docs/interface.md#limits
-export const MAX_PASSWORD_LENGTH = 1_024; // D-AUTH-7
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/api/limits.js';
 
 export const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH });
 export const Email = Type.String({ maxLength: 254, anyOf: [{ format: 'email' }, { maxLength: 0 }] });

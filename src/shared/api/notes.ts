@@ -4,9 +4,7 @@
  */
 import { type Static, Type } from 'typebox';
 import { NOTE_COLORS, type NoteColor } from '../colors.js';
-
-export const MAX_TITLE_LENGTH = 1_000; // D-ERR-5
-export const MAX_CONTENT_LENGTH = 1_000_000; // D-ERR-5
+import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH } from './limits.js';
 
 export const Color = Type.Unsafe<NoteColor>({ type: 'string', enum: [...NOTE_COLORS] });
 

@@ -3,8 +3,6 @@ import { type Static, Type } from 'typebox';
 import { Uuid } from './ids.js';
 import { NoteInput } from './notes.js';
 
-export const MAX_SYNC_CHANGES = 1_000; // D-ERR-5
-
 /**
  * The latest instant a JavaScript Date can hold (±8.64e15 ms, about the year 275760): a later
  * change timestamp could not be written as the ISO date of a conflict copy (D-SYNC-8).
