@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { LOGIN_RATE_LIMIT } from '../src/features/auth/routes.js';
 import { OWNER_PASSWORD, setupOwner, TestClient, type TestResponse } from './helpers/client.js';
+import { sqliteOnly } from './helpers/postgres.js';
 import { privatePostgresMissing, startPrivatePostgres } from './helpers/privatePostgres.js';
 import { privateRedisMissing, startPrivateRedis } from './helpers/redis.js';
-import { type ServerProcess, spawnServer, tempDataDir } from './helpers/server.js';
+import { type ServerProcess, spawnServer, startServer, tempDataDir } from './helpers/server.js';
 
 /**
  * An outage of the database or of Redis ends no server process (issue 26): what a server needs
@@ -196,4 +199,25 @@ describe('Redis (the rate limits) stopped and started again', { skip: privateRed
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+describe('SQLite written by another process for longer than busy_timeout', () => {
+  it(
+    'answers the write 503 unavailable, and takes it once the other process is done',
+    sqliteOnly,
+    async () => {
+      const server = await startServer();
+      const other = new SQLite(path.join(server.dataDir, 'notes.db'));
+      try {
+        const owner = await setupOwner(server);
+        other.exec('BEGIN IMMEDIATE'); // the write lock, as a long backup or the sqlite3 shell would hold it
+        assertUnavailable(await owner.post('/api/notes', { title: 'blocked' }), 'a create');
+        other.exec('ROLLBACK');
+        assert.equal((await owner.post('/api/notes', { title: 'after' })).status, 201);
+      } finally {
+        other.close();
+        await server.close();
+      }
+    },
+  );
 });
