@@ -99,7 +99,7 @@ async function stopServer(server: ServerProcess | undefined) {
 }
 
 describe('PostgreSQL restarted and stopped under write load', { skip: privatePostgresMissing }, () => {
-  it('the server stays up, answers 503 unavailable while it is away, recovers, and keeps every acknowledged write', async () => {
+  it('the server stays up, answers 503 unavailable while it is away, recovers, and keeps every acknowledged write', async (t) => {
     const cluster = await startPrivatePostgres();
     const dataDir = tempDataDir();
     let server: ServerProcess | undefined;
@@ -134,6 +134,7 @@ describe('PostgreSQL restarted and stopped under write load', { skip: privatePos
       } finally {
         await load.stop();
       }
+      t.diagnostic(`${load.acknowledged.length} creates acknowledged, ${load.refused.length} refused 503`);
       assertAlive(server);
       assert.deepEqual(load.unexpected, []);
       assert.ok(load.refused.length > 0);
