@@ -358,8 +358,12 @@ async function openRedis(app: FastifyInstance, url: string) {
   // Loaded only when configured, like the MCP SDK (decision 0017).
   const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
-    // While Redis is away, a command fails at once (503) instead of waiting for a reconnection.
+    // While Redis is away, a command fails at once (503) instead of waiting for a reconnection;
+    // one sent just before the connection broke waits for one reconnection attempt at most, and
+    // one that Redis does not answer, 2 s.
     enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 2000,
     // Attempts at most a second apart: the process notices within a second that Redis is back.
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   });

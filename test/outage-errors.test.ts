@@ -82,6 +82,22 @@ describe('errors of a store out of reach', () => {
     }
   });
 
+  it('Redis not answering within the command timeout', async () => {
+    const silent = await silentServer();
+    const redis = new Redis(`redis://127.0.0.1:${silent.port}`, {
+      enableReadyCheck: false, // ready once connected: the command, not the check, gets no answer
+      commandTimeout: 200,
+    });
+    redis.on('error', () => {});
+    try {
+      await new Promise((resolve) => redis.once('ready', resolve));
+      assertOutage(await rejection(redis.eval('return 1', 0)), 'redis');
+    } finally {
+      redis.disconnect();
+      silent.close();
+    }
+  });
+
   it('are told apart from the server’s own faults and the catalogue’s errors', () => {
     assert.equal(asAppError(new Error('boom')), undefined);
     assert.equal(asAppError(new TypeError("Cannot read properties of undefined (reading 'id')")), undefined);

@@ -38,12 +38,13 @@ const POSTGRES_CONNECTION_MESSAGES = [
 
 /**
  * ioredis's errors for a command that found no connection: sent while it reconnects (no offline
- * queue, src/app.ts), cut off with it, or out of retries.
+ * queue, src/app.ts), cut off with it, out of retries, or not answered in time (commandTimeout).
  */
 const REDIS_CONNECTION_ERRORS = new Set(['MaxRetriesPerRequestError']);
 const REDIS_CONNECTION_MESSAGES = [
   "Stream isn't writeable and enableOfflineQueue options is false",
   'Connection is closed.',
+  'Command timed out',
 ];
 
 function outageOf(error: unknown): 'database' | 'redis' | undefined {
