@@ -102,6 +102,8 @@ describe('errors of a store out of reach', () => {
     assert.equal(asAppError(new Error('boom')), undefined);
     assert.equal(asAppError(new TypeError("Cannot read properties of undefined (reading 'id')")), undefined);
     assert.equal(asAppError('not an error'), undefined);
+    // What Node gives a request whose client went away: not the database's fault.
+    assert.equal(asAppError(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })), undefined);
     const notFound = errors.noteNotFound();
     assert.equal(asAppError(notFound), notFound);
   });

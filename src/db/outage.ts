@@ -7,7 +7,11 @@ import { AppError, errors } from '../errors.js';
  * these apart only by their shape, so each kind is listed here, once.
  */
 
-/** Socket errors of a connection that cannot be opened or was cut (PostgreSQL or Redis). */
+/**
+ * Socket errors of a connection to the database that cannot be opened or was cut. Only those of
+ * a system call (connect, read, write, getaddrinfo): a client that aborts its own request gets
+ * an ECONNRESET without one, and that is no outage.
+ */
 const UNREACHABLE_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -49,12 +53,13 @@ const REDIS_CONNECTION_MESSAGES = [
 
 function outageOf(error: unknown): 'database' | 'redis' | undefined {
   if (!(error instanceof Error)) return undefined;
-  const { code } = error as { code?: unknown };
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
   if (REDIS_CONNECTION_ERRORS.has(error.name) || REDIS_CONNECTION_MESSAGES.includes(error.message)) {
     return 'redis';
   }
   if (typeof code === 'string') {
-    if (UNREACHABLE_ERRNOS.has(code) || UNREACHABLE_SQLSTATE.test(code)) return 'database';
+    if (UNREACHABLE_ERRNOS.has(code) && typeof syscall === 'string') return 'database';
+    if (UNREACHABLE_SQLSTATE.test(code)) return 'database';
     // SQLite: another process (a backup, the sqlite3 shell) held the write lock past busy_timeout.
     if (code.startsWith('SQLITE_BUSY')) return 'database';
   }
