@@ -26,30 +26,28 @@ export interface PrivateRedis {
 
 /**
  * A redis-server of the test's own on a free loopback port, without persistence, for tests that
- * stop it: the shared one stays untouched. Stopped when the test process exits, or by `stop`.
+ * stop it: the shared one stays untouched. The test stops it with `stop`.
  */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   if (privateRedisMissing) throw new Error(privateRedisMissing);
   const port = await freePort();
   let server: ChildProcess | undefined;
   const start = async () => {
-    const child = spawn(
-      redisServer!,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const options = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    const child = spawn(redisServer!, options, { stdio: ['ignore', 'pipe', 'inherit'] });
     server = child;
     let output = '';
     await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk) => {
+      const read = (chunk: Buffer) => {
         output += chunk;
-        if (output.includes('Ready to accept connections')) resolve();
-      });
+        if (!output.includes('Ready to accept connections')) return;
+        // Its later output is not needed, but must keep flowing.
+        child.stdout!.off('data', read).resume();
+        resolve();
+      };
+      child.stdout!.on('data', read);
       child.once('exit', () => reject(new Error(`redis-server exited: ${output}`)));
     });
-    child.stdout!.resume();
   };
   await start();
   return {
