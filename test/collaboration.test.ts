@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import type { Db } from '../src/db/types.js';
 import { addUser, clientOf, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { type ServiceUser, useServices } from './helpers/services.js';
 
 type Side = 'owner' | 'collaborator' | 'stranger' | 'removedCollaborator' | 'deletedUser' | 'anonymous';
 const SIDES: Side[] = [
@@ -152,8 +154,8 @@ async function imageForm(): Promise<FormData> {
   return form;
 }
 
-async function tombstoneFor(server: TestServer, noteId: string, userId: number) {
-  return server.app.db
+async function tombstoneFor(db: Db, noteId: string, userId: number) {
+  return db
     .selectFrom('note_tombstones')
     .selectAll()
     .where('note_id', '=', noteId)
@@ -252,57 +254,54 @@ describe('Note permission matrix (D-COLLAB-1, D-ERR-2)', () => {
   });
 });
 
-describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  let ownerId: number;
-  let collaborator: { client: TestClient; userId: number };
-  let stranger: { client: TestClient; userId: number };
+describe('Notes shared with a collaborator, at the services (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () => {
+  const tier = useServices();
+  let owner: ServiceUser;
+  let collaborator: ServiceUser;
+  let stranger: ServiceUser;
 
   before(async () => {
-    server = await startServer();
-    owner = await setupOwner(server);
-    ownerId = (await owner.get('/api/auth/status')).body.user.id;
-    collaborator = await createUserClient(server, 'friend@example.test', 'a password', owner);
-    stranger = await createUserClient(server, 'nobody@example.test', 'a password', owner);
+    owner = tier.owner;
+    collaborator = await tier.addUser('friend@example.test');
+    stranger = await tier.addUser('nobody@example.test');
   });
-  after(() => server.close());
 
   async function sharedNote(): Promise<string> {
-    const created = await owner.post('/api/notes', {
+    const created = await tier.createNote(owner, {
       title: 'Lisbon trip',
       content: 'pack sunscreen #travel',
     });
-    assert.equal(created.status, 201);
-    const added = await owner.post(`/api/notes/${created.body.id}/collaborators`, {
-      userId: collaborator.userId,
-    });
-    assert.equal(added.status, 201);
-    return created.body.id;
+    await tier.share(owner, created.id, collaborator.userId);
+    return created.id;
   }
 
-  async function seenBy(client: TestClient, noteId: string) {
-    const [list, get, search, tags, pull, deleted] = await Promise.all([
-      client.get('/api/notes'),
-      client.get(`/api/notes/${noteId}`),
-      client.get('/api/search?q=sunscreen'),
-      client.get('/api/tags'),
-      client.get('/api/sync?since=0'),
-      client.get('/api/sync/deleted?since=0'),
+  /** Whether the note reaches `user` through each way of reading notes (the routes' services). */
+  async function seenBy(user: ServiceUser, noteId: string) {
+    const { services } = tier;
+    const [list, note, search, tags, pull, deleted] = await Promise.all([
+      services.notes.list(user.actor, {}),
+      tier.noteOf(user, noteId),
+      services.search.search(user.actor, { q: 'sunscreen' }),
+      services.tags.list(user.actor),
+      tier.pullAll(user),
+      tier.deletedSince(user, 0),
     ]);
     return {
-      list: list.body.some((n: { id: string }) => n.id === noteId),
-      get: get.status,
-      search: search.body.some((n: { id: string }) => n.id === noteId),
-      tags: tags.body.some((t: { name: string }) => t.name === 'travel'),
-      syncPull: pull.body.some((n: { id: string }) => n.id === noteId),
-      syncDeleted: deleted.body.some((d: { id: string }) => d.id === noteId),
+      list: list.some((n) => n.id === noteId),
+      get: note === undefined ? 404 : 200,
+      search: search.some((n) => n.id === noteId),
+      tags: tags.some((t) => t.name === 'travel'),
+      syncPull: pull.some((n) => n.id === noteId),
+      syncDeleted: deleted.some((d) => d.id === noteId),
     };
   }
 
+  /** Removes the note for good (the owner's DELETE /api/notes/{id}). */
+  const removeNote = (noteId: string) => tier.services.notes.remove(owner.actor, noteId);
+
   it('shows a shared note to the collaborator in list, get, search, tags and sync pull, with the ownerId', async () => {
     const noteId = await sharedNote();
-    assert.deepEqual(await seenBy(collaborator.client, noteId), {
+    assert.deepEqual(await seenBy(collaborator, noteId), {
       list: true,
       get: 200,
       search: true,
@@ -310,14 +309,14 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
       syncPull: true,
       syncDeleted: false,
     });
-    const note = (await collaborator.client.get(`/api/notes/${noteId}`)).body;
-    assert.equal(note.ownerId, ownerId);
-    const byTag = (await collaborator.client.get('/api/notes?tag=travel')).body;
+    const note = await tier.readNote(collaborator, noteId);
+    assert.equal(note.ownerId, owner.userId);
+    const byTag = await tier.services.notes.list(collaborator.actor, { tag: 'travel' });
     assert.deepEqual(
-      byTag.map((n: { id: string }) => n.id),
+      byTag.map((n) => n.id),
       [noteId],
     );
-    assert.deepEqual(await seenBy(stranger.client, noteId), {
+    assert.deepEqual(await seenBy(stranger, noteId), {
       list: false,
       get: 404,
       search: false,
@@ -325,15 +324,13 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
       syncPull: false,
       syncDeleted: false,
     });
-    await owner.delete(`/api/notes/${noteId}`);
+    await removeNote(noteId);
   });
 
   it('hides the note everywhere once the owner removes the collaborator, and lists it in their sync deletions', async () => {
     const noteId = await sharedNote();
-    const removed = await owner.delete(`/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`);
-    assert.equal(removed.status, 200);
-    assert.deepEqual(removed.body, { success: true });
-    assert.deepEqual(await seenBy(collaborator.client, noteId), {
+    await tier.services.collaborators.remove(owner.actor, noteId, collaborator.userId);
+    assert.deepEqual(await seenBy(collaborator, noteId), {
       list: false,
       get: 404,
       search: false,
@@ -341,16 +338,15 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
       syncPull: false,
       syncDeleted: true,
     });
-    assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
-    assert.equal(await tombstoneFor(server, noteId, ownerId), undefined);
-    await owner.delete(`/api/notes/${noteId}`);
+    assert.ok(await tombstoneFor(tier.db, noteId, collaborator.userId));
+    assert.equal(await tombstoneFor(tier.db, noteId, owner.userId), undefined);
+    await removeNote(noteId);
   });
 
   it('hides the note once the collaborator leaves with userId=self, and leaves them a tombstone', async () => {
     const noteId = await sharedNote();
-    const left = await collaborator.client.delete(`/api/notes/${noteId}/collaborators?userId=self`);
-    assert.equal(left.status, 200);
-    assert.deepEqual(await seenBy(collaborator.client, noteId), {
+    await tier.services.collaborators.remove(collaborator.actor, noteId, 'self');
+    assert.deepEqual(await seenBy(collaborator, noteId), {
       list: false,
       get: 404,
       search: false,
@@ -358,30 +354,30 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
       syncPull: false,
       syncDeleted: true,
     });
-    assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
-    assert.equal((await owner.get(`/api/notes/${noteId}`)).status, 200, 'the owner keeps the note');
-    await owner.delete(`/api/notes/${noteId}`);
+    assert.ok(await tombstoneFor(tier.db, noteId, collaborator.userId));
+    assert.ok(await tier.noteOf(owner, noteId), 'the owner keeps the note');
+    await removeNote(noteId);
   });
 
   it('changes neither version nor updatedAt of the note when sharing or unsharing it', async () => {
     const noteId = await sharedNote();
-    const original = (await owner.get(`/api/notes/${noteId}`)).body;
-    await owner.delete(`/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`);
-    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: collaborator.userId });
-    await collaborator.client.delete(`/api/notes/${noteId}/collaborators?userId=self`);
-    const current = (await owner.get(`/api/notes/${noteId}`)).body;
+    const original = await tier.readNote(owner, noteId);
+    await tier.services.collaborators.remove(owner.actor, noteId, collaborator.userId);
+    await tier.share(owner, noteId, collaborator.userId);
+    await tier.services.collaborators.remove(collaborator.actor, noteId, 'self');
+    const current = await tier.readNote(owner, noteId);
     assert.equal(current.version, original.version);
     assert.equal(current.updatedAt, original.updatedAt);
-    await owner.delete(`/api/notes/${noteId}`);
+    await removeNote(noteId);
   });
 
   it('clears the tombstone when the collaborator is added again', async () => {
     const noteId = await sharedNote();
-    await owner.delete(`/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`);
-    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: collaborator.userId });
-    assert.equal(await tombstoneFor(server, noteId, collaborator.userId), undefined);
-    assert.equal((await collaborator.client.get(`/api/notes/${noteId}`)).status, 200);
-    await owner.delete(`/api/notes/${noteId}`);
+    await tier.services.collaborators.remove(owner.actor, noteId, collaborator.userId);
+    await tier.share(owner, noteId, collaborator.userId);
+    assert.equal(await tombstoneFor(tier.db, noteId, collaborator.userId), undefined);
+    assert.ok(await tier.noteOf(collaborator, noteId));
+    await removeNote(noteId);
   });
 
   it('lets a collaborator change every NoteInput field, flags included, for everyone (D-COLLAB-1)', async () => {
@@ -395,23 +391,22 @@ describe('Notes shared with a collaborator (D-NOTE-5, D-NOTE-7, D-SYNC-3)', () =
       trashed: false,
       checklistMode: true,
       sortOrder: 7,
-    };
-    const patched = await collaborator.client.patch(`/api/notes/${noteId}`, edit);
-    assert.equal(patched.status, 200);
-    assert.equal(patched.body.version, 2);
-    const seen = (await owner.get(`/api/notes/${noteId}`)).body;
+    } as const;
+    const patched = await tier.services.notes.update(collaborator.actor, noteId, edit);
+    assert.equal(patched.version, 2);
+    const seen: Record<string, unknown> = { ...(await tier.readNote(owner, noteId)) };
     for (const [field, value] of Object.entries(edit)) assert.deepEqual(seen[field], value, field);
-    const archived = (await collaborator.client.get('/api/notes?filter=archived')).body;
-    assert.ok(archived.some((n: { id: string }) => n.id === noteId));
-    await owner.delete(`/api/notes/${noteId}`);
+    const archived = await tier.services.notes.list(collaborator.actor, { filter: 'archived' });
+    assert.ok(archived.some((n) => n.id === noteId));
+    await removeNote(noteId);
   });
 
   it('leaves the collaborator a tombstone when the owner deletes the note', async () => {
     const noteId = await sharedNote();
-    assert.equal((await owner.delete(`/api/notes/${noteId}`)).status, 200);
-    assert.equal((await collaborator.client.get(`/api/notes/${noteId}`)).status, 404);
-    assert.ok(await tombstoneFor(server, noteId, collaborator.userId));
-    assert.ok(await tombstoneFor(server, noteId, ownerId));
+    await removeNote(noteId);
+    assert.equal(await tier.noteOf(collaborator, noteId), undefined);
+    assert.ok(await tombstoneFor(tier.db, noteId, collaborator.userId));
+    assert.ok(await tombstoneFor(tier.db, noteId, owner.userId));
   });
 });
 
@@ -560,6 +555,7 @@ describe('DELETE /api/notes/:id/collaborators (D-COLLAB-2)', () => {
       `/api/notes/${noteId}/collaborators?userId=${collaborator.userId}`,
     );
     assert.equal(response.status, 200);
+    assert.deepEqual(response.body, { success: true });
     const list = (await owner.get(`/api/notes/${noteId}/collaborators`)).body;
     assert.deepEqual(
       list.map((c: { userId: number }) => c.userId),

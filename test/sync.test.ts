@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, type TestClient } from './helpers/client.js';
-import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
+import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner } from './helpers/client.js';
+import { ManualClock, startServer, useOwner, useServer } from './helpers/server.js';
+import { type ServiceUser, useServices } from './helpers/services.js';
 import { type Change, noteOf, pullAll, push, share } from './helpers/sync.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -300,25 +301,23 @@ describe('POST /api/sync: validation (D-SYNC-4, D-ERR-5)', () => {
   });
 });
 
-describe('POST /api/sync: applying changes', () => {
-  let server: TestServer;
-  let owner: TestClient;
-  let other: { client: TestClient; userId: number };
+describe('sync service push: applying changes', () => {
   const clock = new ManualClock(T0 + 10 * DAY);
+  const tier = useServices({ clock });
+  let owner: ServiceUser;
+  let other: ServiceUser;
   before(async () => {
-    server = await startServer({ clock });
-    owner = await setupOwner(server);
-    other = await createUserClient(server, 'apply-other@example.com');
+    owner = tier.owner;
+    other = await tier.addUser('apply-other@example.com');
   });
-  after(() => server.close());
 
   it('creates a note with the given id; the rest takes defaults (D-NOTE-1)', async () => {
     const id = randomUUID();
-    const results = await push(owner, [
+    const results = await tier.push(owner, [
       { noteId: id, operation: 'create', timestamp: T0, data: { title: 'from phone', pinned: true } },
     ]);
     assert.deepEqual(results, [{ noteId: id, status: 'applied', version: 1 }]);
-    const note = await noteOf(owner, id);
+    const note = await tier.readNote(owner, id);
     assert.equal(note.title, 'from phone');
     assert.equal(note.pinned, true);
     assert.equal(note.color, 'default');
@@ -327,70 +326,72 @@ describe('POST /api/sync: applying changes', () => {
 
   it("stamps updatedAt with the server's clock, never the change's timestamp (D-SYNC-2)", async () => {
     const id = randomUUID();
-    await push(owner, [{ noteId: id, operation: 'create', timestamp: T0 + 999 * DAY, data: {} }]);
-    const note = await noteOf(owner, id);
+    await tier.push(owner, [{ noteId: id, operation: 'create', timestamp: T0 + 999 * DAY, data: {} }]);
+    const note = await tier.readNote(owner, id);
     assert.equal(note.updatedAt, new Date(clock.now()).toISOString());
   });
 
   it('treats a create of an existing note as an update, so a retried push changes nothing (D-SYNC-6)', async () => {
     const id = randomUUID();
     const changes: Change[] = [{ noteId: id, operation: 'create', timestamp: T0, data: { title: 'once' } }];
-    await push(owner, changes);
+    await tier.push(owner, changes);
     clock.advance(1000);
-    const results = await push(owner, changes);
+    const results = await tier.push(owner, changes);
     assert.deepEqual(results, [{ noteId: id, status: 'applied', version: 1 }]);
-    const note = await noteOf(owner, id);
+    const note = await tier.readNote(owner, id);
     assert.equal(note.version, 1);
     assert.equal(note.updatedAt, new Date(clock.now() - 1000).toISOString());
   });
 
   it('adds exactly 1 to version per applied change that changes something (D-NOTE-3)', async () => {
     const id = randomUUID();
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'create', timestamp: T0, data: { title: 'v1' } },
       { noteId: id, operation: 'update', timestamp: T0 + 1, data: { title: 'v2' } },
       { noteId: id, operation: 'update', timestamp: T0 + 2, data: { title: 'v2' } },
       { noteId: id, operation: 'update', timestamp: T0 + 3, data: { color: 'mint', pinned: true } },
     ]);
-    assert.equal((await noteOf(owner, id)).version, 3);
+    assert.equal((await tier.readNote(owner, id)).version, 3);
   });
 
   it('keeps edits of different fields made offline on two devices (D-SYNC-5)', async () => {
     const id = randomUUID();
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'create', timestamp: T0, data: { title: 't', content: 'c' } },
     ]);
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { title: 'phone title' } },
     ]);
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'laptop content' } },
     ]);
-    const note = await noteOf(owner, id);
+    const note = await tier.readNote(owner, id);
     assert.equal(note.title, 'phone title');
     assert.equal(note.content, 'laptop content');
   });
 
   it('skips a stale update of a field changed later, as reason stale (D-SYNC-5)', async () => {
     const id = randomUUID();
-    await push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { color: 'coral' } }]);
-    await push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 20, data: { color: 'mint' } }]);
-    const results = await push(owner, [
+    await tier.push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { color: 'coral' } }]);
+    await tier.push(owner, [
+      { noteId: id, operation: 'update', timestamp: T0 + 20, data: { color: 'mint' } },
+    ]);
+    const results = await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { color: 'sand' } },
     ]);
     assert.deepEqual(results, [{ noteId: id, status: 'skipped', reason: 'stale', version: 2 }]);
-    assert.equal((await noteOf(owner, id)).color, 'mint');
+    assert.equal((await tier.readNote(owner, id)).color, 'mint');
   });
 
-  it("counts a REST edit at the server's clock: an older sync change loses to it", async () => {
+  it("counts a REST edit (notes.update) at the server's clock: an older sync change loses to it", async () => {
     const id = randomUUID();
-    await push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { pinned: false } }]);
-    await owner.patch(`/api/notes/${id}`, { pinned: true });
-    const results = await push(owner, [
+    await tier.push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { pinned: false } }]);
+    await tier.services.notes.update(owner.actor, id, { pinned: true });
+    const results = await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: clock.now() - 1, data: { pinned: false } },
     ]);
     assert.equal(results[0]!.reason, 'stale');
-    assert.equal((await noteOf(owner, id)).pinned, true);
+    assert.equal((await tier.readNote(owner, id)).pinned, true);
   });
 
   it('applies changes in ascending timestamp order, ties in array order, and answers in array order', async () => {
@@ -401,28 +402,28 @@ describe('POST /api/sync: applying changes', () => {
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { color: 'sage' } },
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { color: 'fog' } },
     ];
-    const results = await push(owner, changes);
+    const results = await tier.push(owner, changes);
     assert.deepEqual(
       results.map((r) => r.status),
       ['applied', 'applied', 'applied', 'applied'],
     );
-    const note = await noteOf(owner, id);
+    const note = await tier.readNote(owner, id);
     assert.equal(note.title, 'last');
     assert.equal(note.color, 'fog');
     // The same batch pushed again changes nothing, ties included (D-SYNC-5).
-    await push(owner, changes);
-    assert.equal((await noteOf(owner, id)).version, note.version);
+    await tier.push(owner, changes);
+    assert.equal((await tier.readNote(owner, id)).version, note.version);
   });
 
   it('creates the note when an update arrives before its create', async () => {
     const id = randomUUID();
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { title: 'later title' } },
     ]);
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'create', timestamp: T0 + 10, data: { title: 'first', color: 'dusk' } },
     ]);
-    const note = await noteOf(owner, id);
+    const note = await tier.readNote(owner, id);
     assert.equal(note.title, 'later title');
     // A field the early update did not set is still open to the later-arriving create.
     assert.equal(note.color, 'dusk');
@@ -430,51 +431,51 @@ describe('POST /api/sync: applying changes', () => {
 
   it('trashing through sync stamps trashedAt (D-NOTE-4) and archiving sets archived', async () => {
     const id = randomUUID();
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'create', timestamp: T0, data: {} },
       { noteId: id, operation: 'update', timestamp: T0 + 1, data: { archived: true } },
       { noteId: id, operation: 'update', timestamp: T0 + 2, data: { trashed: true } },
     ]);
-    const note = await noteOf(owner, id);
+    const note = await tier.readNote(owner, id);
     assert.equal(note.archived, true);
     assert.equal(note.trashedAt, new Date(clock.now()).toISOString());
   });
 
   it('deletes a note for good when the owner pushes delete, leaving a tombstone', async () => {
     const id = randomUUID();
-    await push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { title: 'x' } }]);
+    await tier.push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { title: 'x' } }]);
     const since = clock.now();
-    assert.deepEqual(await push(owner, [{ noteId: id, operation: 'delete', timestamp: T0 + 1 }]), [
+    assert.deepEqual(await tier.push(owner, [{ noteId: id, operation: 'delete', timestamp: T0 + 1 }]), [
       { noteId: id, status: 'applied' },
     ]);
-    assert.equal(await noteOf(owner, id), undefined);
-    const deleted = (await owner.get(`/api/sync/deleted?since=${since}`)).body;
+    assert.equal(await tier.noteOf(owner, id), undefined);
+    const deleted = await tier.deletedSince(owner, since);
     assert.ok(deleted.some((t: any) => t.id === id));
   });
 
   it('recomputes tags when a sync change edits title or content (D-TAG-2)', async () => {
     const id = randomUUID();
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'create', timestamp: T0, data: { title: 'plan #work' } },
       { noteId: id, operation: 'update', timestamp: T0 + 1, data: { content: 'see #home' } },
     ]);
-    assert.deepEqual((await noteOf(owner, id)).tags, ['home', 'work']);
+    assert.deepEqual((await tier.readNote(owner, id)).tags, ['home', 'work']);
   });
 
   it('tells the collaborators too when the owner deletes a shared note through sync', async () => {
-    const note = (await owner.post('/api/notes', { title: 'shared, then deleted by sync' })).body;
-    await share(owner, note.id, other.userId);
+    const note = await tier.createNote(owner, { title: 'shared, then deleted by sync' });
+    await tier.share(owner, note.id, other.userId);
     const since = clock.now();
-    await push(owner, [{ noteId: note.id, operation: 'delete', timestamp: T0 }]);
-    const theirs = (await other.client.get(`/api/sync/deleted?since=${since}`)).body;
+    await tier.push(owner, [{ noteId: note.id, operation: 'delete', timestamp: T0 }]);
+    const theirs = await tier.deletedSince(other, since);
     assert.ok(theirs.some((t: any) => t.id === note.id));
   });
 
   it('lets delete win: a later update or create of a deleted note is skipped as deleted (D-SYNC-6)', async () => {
     const id = randomUUID();
-    await push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { title: 'x' } }]);
-    await push(owner, [{ noteId: id, operation: 'delete', timestamp: T0 + 1 }]);
-    const results = await push(owner, [
+    await tier.push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { title: 'x' } }]);
+    await tier.push(owner, [{ noteId: id, operation: 'delete', timestamp: T0 + 1 }]);
+    const results = await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 50, data: { title: 'too late' } },
       { noteId: id, operation: 'create', timestamp: T0 + 60, data: { title: 'again' } },
     ]);
@@ -482,12 +483,12 @@ describe('POST /api/sync: applying changes', () => {
       { noteId: id, status: 'skipped', reason: 'deleted' },
       { noteId: id, status: 'skipped', reason: 'deleted' },
     ]);
-    assert.equal(await noteOf(owner, id), undefined);
+    assert.equal(await tier.noteOf(owner, id), undefined);
   });
 
   it('treats a delete of an unknown note, or a repeated delete, as a no-op', async () => {
     const id = randomUUID();
-    const results = await push(owner, [
+    const results = await tier.push(owner, [
       { noteId: id, operation: 'delete', timestamp: T0 },
       { noteId: id, operation: 'delete', timestamp: T0 },
     ]);
@@ -498,8 +499,8 @@ describe('POST /api/sync: applying changes', () => {
   });
 
   it("skips create, update and delete of another user's note as forbidden and changes nothing", async () => {
-    const theirs = (await other.client.post('/api/notes', { title: 'mine alone' })).body;
-    const results = await push(owner, [
+    const theirs = await tier.createNote(other, { title: 'mine alone' });
+    const results = await tier.push(owner, [
       { noteId: theirs.id, operation: 'create', timestamp: T0 + 99 * DAY, data: { title: 'hijack' } },
       { noteId: theirs.id, operation: 'update', timestamp: T0 + 99 * DAY, data: { title: 'hijack' } },
       { noteId: theirs.id, operation: 'delete', timestamp: T0 + 99 * DAY },
@@ -508,29 +509,27 @@ describe('POST /api/sync: applying changes', () => {
       results.map((r) => r.reason),
       ['forbidden', 'forbidden', 'forbidden'],
     );
-    const still = await noteOf(other.client, theirs.id);
+    const still = await tier.readNote(other, theirs.id);
     assert.equal(still.title, 'mine alone');
     assert.equal(still.version, 1);
   });
 
   it('lets a collaborator edit a shared note, and their delete only removes their own access', async () => {
-    const note = (await owner.post('/api/notes', { title: 'shared list' })).body;
-    await share(owner, note.id, other.userId);
-    const edit = await push(other.client, [
+    const note = await tier.createNote(owner, { title: 'shared list' });
+    await tier.share(owner, note.id, other.userId);
+    const edit = await tier.push(other, [
       { noteId: note.id, operation: 'update', timestamp: clock.now() + 1, data: { content: 'milk' } },
     ]);
     assert.equal(edit[0]!.status, 'applied');
     const since = clock.now();
-    const leave = await push(other.client, [
-      { noteId: note.id, operation: 'delete', timestamp: clock.now() },
-    ]);
+    const leave = await tier.push(other, [{ noteId: note.id, operation: 'delete', timestamp: clock.now() }]);
     assert.equal(leave[0]!.status, 'applied');
-    const kept = await noteOf(owner, note.id);
+    const kept = await tier.readNote(owner, note.id);
     assert.equal(kept.content, 'milk');
-    assert.equal(await noteOf(other.client, note.id), undefined);
-    const theirTombstones = (await other.client.get(`/api/sync/deleted?since=${since}`)).body;
+    assert.equal(await tier.noteOf(other, note.id), undefined);
+    const theirTombstones = await tier.deletedSince(other, since);
     assert.ok(theirTombstones.some((t: any) => t.id === note.id));
-    const ownerTombstones = (await owner.get(`/api/sync/deleted?since=${since}`)).body;
+    const ownerTombstones = await tier.deletedSince(owner, since);
     assert.ok(!ownerTombstones.some((t: any) => t.id === note.id));
   });
 
@@ -538,7 +537,7 @@ describe('POST /api/sync: applying changes', () => {
   // sees what the earlier changes of the same batch did (D-SYNC-4).
   it('skips an update after the delete of its note in the same batch as deleted (D-SYNC-6)', async () => {
     const id = randomUUID();
-    const results = await push(owner, [
+    const results = await tier.push(owner, [
       { noteId: id, operation: 'create', timestamp: T0 + 1, data: { title: 'brief' } },
       { noteId: id, operation: 'delete', timestamp: T0 + 2 },
       { noteId: id, operation: 'update', timestamp: T0 + 3, data: { title: 'after' } },
@@ -548,13 +547,13 @@ describe('POST /api/sync: applying changes', () => {
       { noteId: id, status: 'applied' },
       { noteId: id, status: 'skipped', reason: 'deleted' },
     ]);
-    assert.equal(await noteOf(owner, id), undefined);
+    assert.equal(await tier.noteOf(owner, id), undefined);
   });
 
   it('skips as forbidden an edit a collaborator pushes after leaving the note in the same batch', async () => {
-    const note = (await owner.post('/api/notes', { title: 'shared', content: 'as it was' })).body;
-    await share(owner, note.id, other.userId);
-    const results = await push(other.client, [
+    const note = await tier.createNote(owner, { title: 'shared', content: 'as it was' });
+    await tier.share(owner, note.id, other.userId);
+    const results = await tier.push(other, [
       { noteId: note.id, operation: 'delete', timestamp: clock.now() + 1 },
       { noteId: note.id, operation: 'update', timestamp: clock.now() + 2, data: { content: 'sneaky' } },
     ]);
@@ -562,82 +561,89 @@ describe('POST /api/sync: applying changes', () => {
       results.map((r) => r.reason ?? r.status),
       ['applied', 'forbidden'],
     );
-    assert.equal((await noteOf(owner, note.id)).content, 'as it was');
+    assert.equal((await tier.readNote(owner, note.id)).content, 'as it was');
   });
 });
 
-describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
+describe('sync service push: conflict copies (D-SYNC-8)', () => {
   const clock = new ManualClock(T0 + 10 * DAY);
-  const server = useServer({ clock });
-  const owner = useOwner(server);
+  const tier = useServices({ clock });
+  let owner: ServiceUser;
+  before(() => {
+    owner = tier.owner;
+  });
 
   async function noteWithTitle(title: string, content = 'body') {
     const id = randomUUID();
-    await push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { title, content } }]);
+    await tier.push(owner, [{ noteId: id, operation: 'create', timestamp: T0, data: { title, content } }]);
     return id;
   }
 
   it('keeps a stale title as a copy owned by the pusher, named in the result', async () => {
     const id = await noteWithTitle('Plan');
-    await push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 20, data: { title: 'Plan B' } }]);
-    const results = await push(owner, [
+    await tier.push(owner, [
+      { noteId: id, operation: 'update', timestamp: T0 + 20, data: { title: 'Plan B' } },
+    ]);
+    const results = await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { title: 'Plan A' } },
     ]);
     assert.equal(results[0]!.status, 'skipped');
     assert.equal(results[0]!.reason, 'stale');
-    const copy = await noteOf(owner, results[0]!.conflictCopyId!);
+    const copy = await tier.readNote(owner, results[0]!.conflictCopyId!);
     assert.equal(copy.title, `Plan A (conflict ${new Date(T0 + 10).toISOString()})`);
     assert.equal(copy.content, 'body');
-    assert.equal((await noteOf(owner, id)).title, 'Plan B');
+    assert.equal((await tier.readNote(owner, id)).title, 'Plan B');
   });
 
   it('makes no second copy when the same batch is pushed again', async () => {
     const id = await noteWithTitle('n', 'first words');
-    await push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'newest' } }]);
+    await tier.push(owner, [
+      { noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'newest' } },
+    ]);
     const batch: Change[] = [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'older' } },
     ];
-    const first = await push(owner, batch);
-    const count = (await pullAll(owner)).length;
-    const second = await push(owner, batch);
+    const first = await tier.push(owner, batch);
+    const count = (await tier.pullAll(owner)).length;
+    const second = await tier.push(owner, batch);
     assert.equal(second[0]!.conflictCopyId, first[0]!.conflictCopyId);
-    assert.equal((await pullAll(owner)).length, count);
-    const copy = await noteOf(owner, first[0]!.conflictCopyId!);
+    assert.equal((await tier.pullAll(owner)).length, count);
+    const copy = await tier.readNote(owner, first[0]!.conflictCopyId!);
     assert.equal(copy.content, 'older');
     assert.equal(copy.title, `n (conflict ${new Date(T0 + 10).toISOString()})`);
   });
 
   it('does not bring back a copy the user deleted when the batch is pushed again', async () => {
     const id = await noteWithTitle('n', 'a');
-    await push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'b' } }]);
+    await tier.push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'b' } }]);
     const batch: Change[] = [{ noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'c' } }];
-    const [result] = await push(owner, batch);
-    await owner.delete(`/api/notes/${result!.conflictCopyId}`);
-    await push(owner, batch);
-    assert.equal(await noteOf(owner, result!.conflictCopyId!), undefined);
+    const [result] = await tier.push(owner, batch);
+    await tier.services.notes.remove(owner.actor, result!.conflictCopyId!);
+    await tier.push(owner, batch);
+    assert.equal(await tier.noteOf(owner, result!.conflictCopyId!), undefined);
   });
 
   it('with baseVersion, keeps the text someone else stored after it when this change wins', async () => {
     const id = await noteWithTitle('n', 'seen by both');
     // Device A saw version 1, then device B changed the content (version 2).
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 10, baseVersion: 1, data: { content: 'B text' } },
     ]);
     // Device A, whose edit is later by the clock, pushes on top of version 1: it wins, B's text is kept.
-    const [result] = await push(owner, [
+    const [result] = await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, baseVersion: 1, data: { content: 'A text' } },
     ]);
     assert.equal(result!.status, 'applied');
-    assert.equal((await noteOf(owner, id)).content, 'A text');
-    const copy = await noteOf(owner, result!.conflictCopyId!);
+    assert.equal((await tier.readNote(owner, id)).content, 'A text');
+    const copy = await tier.readNote(owner, result!.conflictCopyId!);
     assert.equal(copy.content, 'B text');
     assert.equal(copy.title, `n (conflict ${new Date(T0 + 10).toISOString()})`);
   });
 
   it('without baseVersion, makes no copy when the change wins', async () => {
     const id = await noteWithTitle('n', 'x');
-    await push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'B' } }]);
-    const [result] = await push(owner, [
+    await tier.push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'B' } }]);
+    const [result] = await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'A' } },
     ]);
     assert.deepEqual(result, { noteId: id, status: 'applied', version: 3 });
@@ -645,8 +651,8 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
 
   it('with baseVersion equal to the current version, makes no copy', async () => {
     const id = await noteWithTitle('n', 'x');
-    await push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'B' } }]);
-    const [result] = await push(owner, [
+    await tier.push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'B' } }]);
+    const [result] = await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, baseVersion: 2, data: { content: 'A' } },
     ]);
     assert.equal(result!.conflictCopyId, undefined);
@@ -654,10 +660,10 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
 
   it('makes no copy when the losing text equals the stored one or is a non-text field', async () => {
     const id = await noteWithTitle('same', 'x');
-    await push(owner, [
+    await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { title: 'same!', color: 'mint' } },
     ]);
-    const [result] = await push(owner, [
+    const [result] = await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { title: 'same!', color: 'clay' } },
     ]);
     assert.deepEqual(result, { noteId: id, status: 'skipped', reason: 'stale', version: 2 });
@@ -670,54 +676,58 @@ describe('POST /api/sync: conflict copies (D-SYNC-8)', () => {
       { noteId: id, operation: 'update', timestamp: T0 + 2, baseVersion: 1, data: { title: 'draft 2' } },
       { noteId: id, operation: 'update', timestamp: T0 + 3, baseVersion: 1, data: { title: 'draft 3' } },
     ];
-    const count = (await pullAll(owner)).length;
-    const first = await push(owner, batch);
-    const again = await push(owner, batch);
+    const count = (await tier.pullAll(owner)).length;
+    const first = await tier.push(owner, batch);
+    const again = await tier.push(owner, batch);
     for (const result of [...first, ...again]) assert.equal(result.conflictCopyId, undefined);
-    assert.equal((await pullAll(owner)).length, count + 1);
-    assert.equal((await noteOf(owner, id)).title, 'draft 3');
+    assert.equal((await tier.pullAll(owner)).length, count + 1);
+    assert.equal((await tier.readNote(owner, id)).title, 'draft 3');
   });
 
   it("gives a collaborator's losing text to the note's owner, shared like the note (D-SYNC-8)", async () => {
-    const collaborator = await createUserClient(server, 'copy-collab@example.com');
-    const bystander = await createUserClient(server, 'copy-bystander@example.com');
+    const collaborator = await tier.addUser('copy-collab@example.com');
+    const bystander = await tier.addUser('copy-bystander@example.com');
     const id = await noteWithTitle('ours', 'owner text');
-    await share(owner, id, collaborator.userId);
-    await share(owner, id, bystander.userId);
-    await push(owner, [
+    await tier.share(owner, id, collaborator.userId);
+    await tier.share(owner, id, bystander.userId);
+    await tier.push(owner, [
       { noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'owner new' } },
     ]);
     const batch: Change[] = [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'collab text' } },
     ];
-    const [result] = await push(collaborator.client, batch);
+    const [result] = await tier.push(collaborator, batch);
     const copyId = result!.conflictCopyId!;
-    for (const reader of [owner, collaborator.client, bystander.client]) {
-      const copy = await noteOf(reader, copyId);
-      assert.equal(copy.ownerId, (await noteOf(owner, id)).ownerId);
+    for (const reader of [owner, collaborator, bystander]) {
+      const copy = await tier.readNote(reader, copyId);
+      assert.equal(copy.ownerId, (await tier.readNote(owner, id)).ownerId);
       assert.equal(copy.content, 'collab text');
     }
-    const collaborators = (await owner.get(`/api/notes/${copyId}/collaborators`)).body;
+    const collaborators = await tier.services.collaborators.list(owner.actor, copyId);
     assert.deepEqual(
       collaborators.map((c: { userId: number }) => c.userId).sort(),
       [collaborator.userId, bystander.userId].sort(),
     );
-    const again = await push(collaborator.client, batch);
+    const again = await tier.push(collaborator, batch);
     assert.equal(again[0]!.conflictCopyId, copyId);
-    assert.equal((await pullAll(owner)).filter((n) => n.id === copyId).length, 1);
+    assert.equal((await tier.pullAll(owner)).filter((n) => n.id === copyId).length, 1);
   });
 
   it('never shows a conflict copy to someone who cannot see the note', async () => {
-    const collaborator = await createUserClient(server, 'copy-collab-2@example.com');
-    const stranger = await createUserClient(server, 'copy-stranger@example.com');
+    const collaborator = await tier.addUser('copy-collab-2@example.com');
+    const stranger = await tier.addUser('copy-stranger@example.com');
     const id = await noteWithTitle('private', 'owner text');
-    await share(owner, id, collaborator.userId);
-    await push(owner, [{ noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'new' } }]);
-    const [result] = await push(collaborator.client, [
+    await tier.share(owner, id, collaborator.userId);
+    await tier.push(owner, [
+      { noteId: id, operation: 'update', timestamp: T0 + 20, data: { content: 'new' } },
+    ]);
+    const [result] = await tier.push(collaborator, [
       { noteId: id, operation: 'update', timestamp: T0 + 10, data: { content: 'lost' } },
     ]);
-    assert.equal(await noteOf(stranger.client, result!.conflictCopyId!), undefined);
-    assert.equal((await stranger.client.get(`/api/notes/${result!.conflictCopyId}`)).status, 404);
+    assert.equal(await tier.noteOf(stranger, result!.conflictCopyId!), undefined);
+    await assert.rejects(tier.services.notes.get(stranger.actor, result!.conflictCopyId!), {
+      statusCode: 404,
+    });
   });
 });
 
