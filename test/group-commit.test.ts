@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type OpenSqliteDatabase, openDatabase } from '../src/db/connection.js';
-import { writeTransaction } from '../src/db/groupCommit.js';
+import { groupedTransaction } from '../src/db/groupCommit.js';
 import { tempDataDir, useOwner, useServer } from './helpers/server.js';
 
 /**
@@ -23,7 +23,7 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
   after(() => database?.close());
 
   const insert = (n: number, noteId: string | null = null) =>
-    writeTransaction(database.db, (trx) =>
+    groupedTransaction(database.db, (trx) =>
       sql`INSERT INTO grouped (n, note_id) VALUES (${n}, ${noteId})`.execute(trx),
     );
   const stored = async () =>
@@ -48,7 +48,7 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
     const failure = new Error('refused after writing');
     const answers = await Promise.allSettled([
       insert(1),
-      writeTransaction(database.db, async (trx) => {
+      groupedTransaction(database.db, async (trx) => {
         await sql`INSERT INTO grouped (n) VALUES (2)`.execute(trx);
         throw failure;
       }),
@@ -69,7 +69,7 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
     const answers = await Promise.allSettled([
       insert(1),
       insert(2),
-      writeTransaction(database.db, () => Promise.reject(new Error('refused'))),
+      groupedTransaction(database.db, () => Promise.reject(new Error('refused'))),
       insert(4),
       insert(5),
     ]);
@@ -85,7 +85,7 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
     await sql`DELETE FROM grouped`.execute(database.db);
     const answers = await Promise.allSettled([
       insert(1),
-      writeTransaction(database.db, async (trx) => {
+      groupedTransaction(database.db, async (trx) => {
         // A deferred foreign key is checked at COMMIT, which then fails.
         await sql`PRAGMA defer_foreign_keys = ON`.execute(trx);
         await sql`INSERT INTO grouped (n, note_id) VALUES (2, ${randomUUID()})`.execute(trx);

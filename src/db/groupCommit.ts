@@ -94,7 +94,7 @@ class GroupCommit {
 
 const groups = new WeakMap<Db, GroupCommit>();
 
-/** Groups the writes run through `writeTransaction` on `db` (connection.ts, SQLite only). */
+/** Groups the writes run through `transaction(…, { group: true })` on `db` (connection.ts, SQLite only). */
 export function enableGroupCommit(db: Db): void {
   groups.set(db, new GroupCommit(db));
 }
@@ -102,8 +102,9 @@ export function enableGroupCommit(db: Db): void {
 /**
  * Runs `work` in a transaction and answers once it has committed: grouped with the writes that
  * arrive meanwhile on a SQLite connection, alone on any other. `work` must use only `trx`.
+ * Services call it through `transaction` (transaction.ts).
  */
-export function writeTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
+export function groupedTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
   const group = groups.get(db);
   return group ? group.run(work) : db.transaction().execute(work);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Actor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { transaction } from '../../db/transaction.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fileModes.js';
@@ -158,26 +159,31 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
         try {
           await storage.put(fileKey(id), file.path, file);
           await storage.put(thumbnailKey(id), thumbnailFile.path, thumbnailFile);
-          const row = await db.transaction().execute(async (trx) => {
-            // Again inside the transaction: the note may have gone while the body arrived.
-            const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
-            const now = clock.now();
-            const inserted = await store.insertAttachment(trx, {
-              id,
-              note_id: note.id,
-              filename: sanitizeFilename(file.filename, image.mimeType),
-              mime_type: image.mimeType,
-              size: file.size,
-              thumbnail_path: thumbnailKey(id),
-              created_at: now,
-              sha256: file.sha256,
-              thumbnail_size: thumbnailFile.size,
-              width: image.width,
-              height: image.height,
-            });
-            await bumpNoteVersion(trx, note, now); // D-NOTE-3, D-ATT-5
-            return inserted;
-          });
+          // Alone: uploads are rare next to note edits, the writes group commit pays for (decision 0025).
+          const row = await transaction(
+            db,
+            async (trx) => {
+              // Again inside the transaction: the note may have gone while the body arrived.
+              const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
+              const now = clock.now();
+              const inserted = await store.insertAttachment(trx, {
+                id,
+                note_id: note.id,
+                filename: sanitizeFilename(file.filename, image.mimeType),
+                mime_type: image.mimeType,
+                size: file.size,
+                thumbnail_path: thumbnailKey(id),
+                created_at: now,
+                sha256: file.sha256,
+                thumbnail_size: thumbnailFile.size,
+                width: image.width,
+                height: image.height,
+              });
+              await bumpNoteVersion(trx, note, now); // D-NOTE-3, D-ATT-5
+              return inserted;
+            },
+            { group: false },
+          );
           return attachmentView(row);
         } catch (err) {
           await deleteFiles(keys);
@@ -202,13 +208,18 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
 
     /** Removes one attachment (D-ATT-5): the row and a version bump in one transaction, then the files. */
     async remove(actor: Actor, noteId: string, attachmentId: string): Promise<void> {
-      const row = await db.transaction().execute(async (trx) => {
-        const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
-        const found = await attachmentOnNote(trx, note.id, attachmentId);
-        await store.deleteAttachment(trx, found.id);
-        await bumpNoteVersion(trx, note, clock.now());
-        return found;
-      });
+      // Alone: removing an attachment is rare; group commit is for the frequent note writes (decision 0025).
+      const row = await transaction(
+        db,
+        async (trx) => {
+          const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
+          const found = await attachmentOnNote(trx, note.id, attachmentId);
+          await store.deleteAttachment(trx, found.id);
+          await bumpNoteVersion(trx, note, clock.now());
+          return found;
+        },
+        { group: false },
+      );
       await deleteFiles(keysOf(row));
     },
 

@@ -1,6 +1,7 @@
 import { type Actor, type NewSession, type ResolvedSession, sessionActor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import { randomToken, sha256Hex } from '../../crypto.js';
+import { transaction } from '../../db/transaction.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import * as users from '../../model/users.js';
@@ -42,17 +43,22 @@ export function createAuthService({
     async setup(input: { password: string; email?: string; displayName?: string }): Promise<NewSession> {
       if (await users.hasOwner(db)) throw errors.setupCompleted();
       const passwordHash = await passwords.hash(input.password);
-      const owner = await db.transaction().execute(async (trx) => {
-        // Checked again inside the transaction: two racing setups must not both succeed.
-        if (await users.hasOwner(trx)) throw errors.setupCompleted();
-        return users.insertUser(trx, {
-          email: input.email?.trim() ?? '',
-          display_name: input.displayName?.trim() || 'Owner',
-          password_hash: passwordHash,
-          is_owner: 1,
-          created_at: clock.now(),
-        });
-      });
+      // Alone: setup happens once; group commit is for the frequent note writes (decision 0025).
+      const owner = await transaction(
+        db,
+        async (trx) => {
+          // Checked again inside the transaction: two racing setups must not both succeed.
+          if (await users.hasOwner(trx)) throw errors.setupCompleted();
+          return users.insertUser(trx, {
+            email: input.email?.trim() ?? '',
+            display_name: input.displayName?.trim() || 'Owner',
+            password_hash: passwordHash,
+            is_owner: 1,
+            created_at: clock.now(),
+          });
+        },
+        { group: false },
+      );
       return startSession(owner.id);
     },
 
@@ -98,10 +104,15 @@ export function createAuthService({
         throw errors.wrongPassword();
       }
       const passwordHash = await passwords.hash(input.newPassword);
-      await db.transaction().execute(async (trx) => {
-        await users.updateUser(trx, user.id, { password_hash: passwordHash });
-        await store.deleteOtherSessions(trx, user.id, currentTokenHash);
-      });
+      // Alone: a password change is rare; group commit is for the frequent note writes (decision 0025).
+      await transaction(
+        db,
+        async (trx) => {
+          await users.updateUser(trx, user.id, { password_hash: passwordHash });
+          await store.deleteOtherSessions(trx, user.id, currentTokenHash);
+        },
+        { group: false },
+      );
     },
 
     /**
@@ -112,10 +123,15 @@ export function createAuthService({
       const user = email === undefined ? await users.findOwner(db) : await users.findUserByEmail(db, email);
       if (!user) throw errors.userNotFound();
       const passwordHash = await passwords.hash(newPassword);
-      await db.transaction().execute(async (trx) => {
-        await users.updateUser(trx, user.id, { password_hash: passwordHash });
-        await store.deleteOtherSessions(trx, user.id, null);
-      });
+      // Alone: a password reset is a command run by hand, with no other writes to group with.
+      await transaction(
+        db,
+        async (trx) => {
+          await users.updateUser(trx, user.id, { password_hash: passwordHash });
+          await store.deleteOtherSessions(trx, user.id, null);
+        },
+        { group: false },
+      );
       return userProfile(user);
     },
 

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import { writeTransaction } from '../../db/groupCommit.js';
+import { transaction } from '../../db/transaction.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import type { AttachmentRow } from '../../model/attachments.js';
@@ -122,13 +122,17 @@ export function createNotesService(deps: NotesDeps) {
     compute: (note: NoteRow) => Partial<NoteFields>,
     ifMatch?: number,
   ): Promise<Note> {
-    const row = await writeTransaction(db, async (trx) => {
-      const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
-      checkVersion(note, ifMatch);
-      const now = clock.now();
-      const write = { now, stampedAt: now, authorId: actor.userId };
-      return (await applyNoteFields(trx, note, compute(note), write)).note;
-    });
+    const row = await transaction(
+      db,
+      async (trx) => {
+        const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
+        checkVersion(note, ifMatch);
+        const now = clock.now();
+        const write = { now, stampedAt: now, authorId: actor.userId };
+        return (await applyNoteFields(trx, note, compute(note), write)).note;
+      },
+      { group: true },
+    );
     return noteView(db, row);
   }
 
@@ -228,19 +232,23 @@ export function createNotesService(deps: NotesDeps) {
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {
       requireWriteScope(actor);
       const id = (input.id ?? randomUUID()).toLowerCase();
-      const row = await writeTransaction(db, async (trx) => {
-        if (await store.noteExists(trx, id)) throw errors.noteExists();
-        const now = clock.now();
-        return insertNote(trx, {
-          ownerId: actor.userId,
-          authorId: actor.userId,
-          id,
-          values: pickNoteFields(input),
-          now,
-          createdAt: origin.createdAt === undefined ? undefined : Math.min(origin.createdAt, now),
-          stampedAt: Math.min(origin.editedAt ?? now, now),
-        });
-      });
+      const row = await transaction(
+        db,
+        async (trx) => {
+          if (await store.noteExists(trx, id)) throw errors.noteExists();
+          const now = clock.now();
+          return insertNote(trx, {
+            ownerId: actor.userId,
+            authorId: actor.userId,
+            id,
+            values: pickNoteFields(input),
+            now,
+            createdAt: origin.createdAt === undefined ? undefined : Math.min(origin.createdAt, now),
+            stampedAt: Math.min(origin.editedAt ?? now, now),
+          });
+        },
+        { group: true },
+      );
       return noteView(db, row);
     },
 
@@ -281,28 +289,38 @@ export function createNotesService(deps: NotesDeps) {
       ifMatch?: number,
       options: { onlyFromTrash?: boolean } = {},
     ): Promise<void> {
-      const removed = await db.transaction().execute(async (trx) => {
-        const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
-        checkVersion(note, ifMatch);
-        if (options.onlyFromTrash && note.trashed !== 1) {
-          throw errors.noteNotTrashed();
-        }
-        return deleteNotesForGood(trx, [note], clock.now());
-      });
+      // Alone: a delete for good is rare next to creates and edits, which group commit is for (0025).
+      const removed = await transaction(
+        db,
+        async (trx) => {
+          const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
+          checkVersion(note, ifMatch);
+          if (options.onlyFromTrash && note.trashed !== 1) {
+            throw errors.noteNotTrashed();
+          }
+          return deleteNotesForGood(trx, [note], clock.now());
+        },
+        { group: false },
+      );
       await notifyDeleted(removed);
     },
 
     /** Deletes notes trashed longer than the retention period (D-NOTE-4); returns how many. */
     async purgeExpiredTrash(): Promise<number> {
       if (deps.trashRetentionDays === 0) return 0;
-      const { count, removed } = await db.transaction().execute(async (trx) => {
-        // Read inside the transaction: the tombstones' time must follow the sync cursor (0016).
-        const now = clock.now();
-        const before = now - deps.trashRetentionDays * 86_400_000;
-        const expired = await store.expiredTrash(trx, before);
-        const removed = await deleteNotesForGood(trx, notesToDeleteBySystemRule(expired), now);
-        return { count: expired.length, removed };
-      });
+      // Alone: the hourly purge may delete many notes, a long transaction a group would wait behind.
+      const { count, removed } = await transaction(
+        db,
+        async (trx) => {
+          // Read inside the transaction: the tombstones' time must follow the sync cursor (0016).
+          const now = clock.now();
+          const before = now - deps.trashRetentionDays * 86_400_000;
+          const expired = await store.expiredTrash(trx, before);
+          const removed = await deleteNotesForGood(trx, notesToDeleteBySystemRule(expired), now);
+          return { count: expired.length, removed };
+        },
+        { group: false },
+      );
       await notifyDeleted(removed);
       return count;
     },

@@ -1,6 +1,7 @@
 import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import { randomToken } from '../../crypto.js';
+import { transaction } from '../../db/transaction.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { type AttachmentRow, attachmentsByNote } from '../../model/attachments.js';
@@ -75,23 +76,33 @@ export function createSharingService({ db, clock }: SharingDeps) {
   return {
     /** Creates the note's link, or returns the one it has (idempotent). `origin` prefixes the url. */
     async share(actor: Actor, noteId: string, origin: string): Promise<ShareLink> {
-      const token = await db.transaction().execute(async (trx) => {
-        const note = await requireOwnedNote(trx, actor, noteId);
-        const existing = await store.findLinkByNote(trx, note.id);
-        if (existing) return existing.token;
-        const created = randomToken();
-        await store.insertLink(trx, { note_id: note.id, token: created, created_at: clock.now() });
-        return created;
-      });
+      // Alone: a share link is made once per note; group commit is for the frequent note writes (0025).
+      const token = await transaction(
+        db,
+        async (trx) => {
+          const note = await requireOwnedNote(trx, actor, noteId);
+          const existing = await store.findLinkByNote(trx, note.id);
+          if (existing) return existing.token;
+          const created = randomToken();
+          await store.insertLink(trx, { note_id: note.id, token: created, created_at: clock.now() });
+          return created;
+        },
+        { group: false },
+      );
       return { token, url: shareUrl(origin, token) };
     },
 
     /** Removes the link; the token is 404 from the next request on. No link is fine too (D-SHARE-3). */
     async revoke(actor: Actor, noteId: string): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        const note = await requireOwnedNote(trx, actor, noteId);
-        await store.deleteLink(trx, note.id);
-      });
+      // Alone: revoking a link is rare; group commit is for the frequent note writes (decision 0025).
+      await transaction(
+        db,
+        async (trx) => {
+          const note = await requireOwnedNote(trx, actor, noteId);
+          await store.deleteLink(trx, note.id);
+        },
+        { group: false },
+      );
     },
 
     async sharedNote(token: string): Promise<SharedNoteView> {

@@ -1,6 +1,7 @@
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { transaction } from '../../db/transaction.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
@@ -356,23 +357,28 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       requireWriteScope(actor);
       const changes = capFutureTimestamps(pushed, clock.now());
       const results: SyncResult[] = new Array(changes.length);
-      const removed = await db.transaction().execute(async (trx) => {
-        const context: PushContext = {
-          actor,
-          now: clock.now(),
-          batch: new BatchFields(changes),
-          known: new KnownNotes(trx, actor),
-          removed: [],
-        };
-        await context.known.load(changes.map((c) => c.noteId));
-        // Other requests wait for the connection (one transaction, D-SYNC-4) but are accepted.
-        const giveWay = eventLoopTurns(PUSH_SLICE_MS);
-        for (const index of applyOrder(changes)) {
-          results[index] = await applyChange(trx, context, changes[index]!, index);
-          await giveWay();
-        }
-        return context.removed;
-      });
+      // Alone: a push is already one transaction for its whole batch (up to MAX_SYNC_CHANGES).
+      const removed = await transaction(
+        db,
+        async (trx) => {
+          const context: PushContext = {
+            actor,
+            now: clock.now(),
+            batch: new BatchFields(changes),
+            known: new KnownNotes(trx, actor),
+            removed: [],
+          };
+          await context.known.load(changes.map((c) => c.noteId));
+          // Other requests wait for the connection (one transaction, D-SYNC-4) but are accepted.
+          const giveWay = eventLoopTurns(PUSH_SLICE_MS);
+          for (const index of applyOrder(changes)) {
+            results[index] = await applyChange(trx, context, changes[index]!, index);
+            await giveWay();
+          }
+          return context.removed;
+        },
+        { group: false },
+      );
       await notes.notifyDeleted(removed);
       return results;
     },

@@ -1,5 +1,6 @@
 import { type Actor, requireInstanceOwner } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { transaction } from '../../db/transaction.js';
 import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
 import { notesToDeleteBySystemRule } from '../../model/noteAccess.js';
@@ -67,13 +68,18 @@ export function createUsersService({
       const patch: { email?: string; display_name?: string } = {};
       if (input.email !== undefined) patch.email = input.email.trim();
       if (input.displayName !== undefined) patch.display_name = displayName(input.displayName);
-      const updated = await db.transaction().execute(async (trx) => {
-        if (patch.email !== undefined && (await emailTaken(trx, patch.email, actor.userId))) {
-          throw errors.emailTaken();
-        }
-        if (Object.keys(patch).length === 0) return store.findUserById(trx, actor.userId);
-        return store.updateUser(trx, actor.userId, patch);
-      });
+      // Alone: a profile edit is rare; group commit is for the frequent note writes (decision 0025).
+      const updated = await transaction(
+        db,
+        async (trx) => {
+          if (patch.email !== undefined && (await emailTaken(trx, patch.email, actor.userId))) {
+            throw errors.emailTaken();
+          }
+          if (Object.keys(patch).length === 0) return store.findUserById(trx, actor.userId);
+          return store.updateUser(trx, actor.userId, patch);
+        },
+        { group: false },
+      );
       return profileOf(updated);
     },
 
@@ -83,16 +89,21 @@ export function createUsersService({
       const { email } = input; // the email format admits no spaces
       const name = displayName(input.displayName);
       const passwordHash = await passwords.hash(input.password);
-      const user = await db.transaction().execute(async (trx) => {
-        if (await emailTaken(trx, email)) throw errors.emailTaken();
-        return store.insertUser(trx, {
-          email,
-          display_name: name,
-          password_hash: passwordHash,
-          is_owner: 0,
-          created_at: clock.now(),
-        });
-      });
+      // Alone: adding a user is rare; group commit is for the frequent note writes (decision 0025).
+      const user = await transaction(
+        db,
+        async (trx) => {
+          if (await emailTaken(trx, email)) throw errors.emailTaken();
+          return store.insertUser(trx, {
+            email,
+            display_name: name,
+            password_hash: passwordHash,
+            is_owner: 0,
+            created_at: clock.now(),
+          });
+        },
+        { group: false },
+      );
       return userSummary(user);
     },
 
@@ -111,13 +122,18 @@ export function createUsersService({
     async remove(actor: Actor, userId: number): Promise<void> {
       requireInstanceOwner(actor);
       if (userId === actor.userId) throw errors.cannotDeleteOwner();
-      const removedAttachments = await db.transaction().execute(async (trx) => {
-        if (!(await store.findUserById(trx, userId))) throw errors.userNotFound();
-        const owned = notesToDeleteBySystemRule(await notesOwnedBy(trx, userId));
-        const removed = await deleteNotesForGood(trx, owned, clock.now());
-        await store.deleteUser(trx, userId);
-        return removed;
-      });
+      // Alone: deleting a user deletes all their notes, a long transaction a group would wait behind.
+      const removedAttachments = await transaction(
+        db,
+        async (trx) => {
+          if (!(await store.findUserById(trx, userId))) throw errors.userNotFound();
+          const owned = notesToDeleteBySystemRule(await notesOwnedBy(trx, userId));
+          const removed = await deleteNotesForGood(trx, owned, clock.now());
+          await store.deleteUser(trx, userId);
+          return removed;
+        },
+        { group: false },
+      );
       await notes.notifyDeleted(removedAttachments);
     },
 
