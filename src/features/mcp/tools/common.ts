@@ -1,0 +1,49 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { asAppError } from '../../../db/outage.js';
+import { NOTE_COLORS } from '../../../shared/colors.js';
+import type { NotesService } from '../../notes/service.js';
+import type { RevisionsService } from '../../revisions/service.js';
+import type { SearchService } from '../../search/service.js';
+import type { TagsService } from '../../tags/service.js';
+
+/**
+ * What the MCP tools call (D-MCP-3). Each tool calls the same service function as the REST API,
+ * as the key's user, so an agent can never do more than that user could.
+ */
+export interface McpDeps {
+  notes: NotesService;
+  revisions: RevisionsService;
+  search: SearchService;
+  tags: TagsService;
+  /** Errors that are not AppErrors are logged here and reported to the model without details. */
+  logError: (err: unknown) => void;
+}
+
+export const noteId = z
+  .string()
+  .uuid()
+  .describe('The id (a UUID) of the note, as returned by search_notes, list_notes or create_note');
+
+export const color = z.enum(NOTE_COLORS).describe('Background color of the note');
+
+/**
+ * Runs a tool body: its result becomes structuredContent (and JSON text for older clients);
+ * service errors (AppError) become tool results with isError, so the model can read them and try
+ * again.
+ */
+export function toolRunner(deps: Pick<McpDeps, 'logError'>) {
+  return async function run(body: () => Promise<Record<string, unknown>>): Promise<CallToolResult> {
+    try {
+      const structured = await body();
+      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    } catch (err) {
+      const known = asAppError(err);
+      if (known) {
+        return { isError: true, content: [{ type: 'text', text: `${known.message} (${known.code})` }] };
+      }
+      deps.logError(err);
+      return { isError: true, content: [{ type: 'text', text: 'Something went wrong on the server' }] };
+    }
+  };
+}
