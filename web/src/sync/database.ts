@@ -114,16 +114,6 @@ export function deleteLocalDatabase(factory: IDBFactory, userId: string): Promis
   );
 }
 
-/** Everything on the device about one note, read inside a transaction. */
-export async function readNoteState(tx: ReadWrite, noteId: string): Promise<NoteState> {
-  const [server, entries, acks] = await Promise.all([
-    tx.objectStore('notes').get(noteId),
-    tx.objectStore('outbox').index('noteId').getAll(noteId),
-    tx.objectStore('acks').get(noteId),
-  ]);
-  return { server: fromStored(server), entries: entries.sort((a, b) => a.seq! - b.seq!), acks };
-}
-
 /**
  * Writes a note's new state over its old one: new entries are added (getting their seq), entries
  * no longer there are deleted, unchanged entry objects are left alone.
