@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { declaredPng, fullPng } from '../test/helpers/pngBomb.js';
 import { resetPeakRss, type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 
-export interface AbuseOptions {
+interface AbuseOptions {
   quick: boolean;
   serverArgs: ServerArgs;
   /** A directory for the servers' DATA_DIRs. */

@@ -90,7 +90,7 @@ const HASHTAGS = `work personal ideas todo shopping travel recipes reading healt
 /** Appears in about one note in 2,000 (and never in the made-up words): the rare word for search. */
 export const RARE_WORD = 'quokka';
 
-export const COLORS = ['coral', 'peach', 'sand', 'mint', 'sage', 'fog', 'storm', 'dusk', 'blossom', 'clay'];
+const COLORS = ['coral', 'peach', 'sand', 'mint', 'sage', 'fog', 'storm', 'dusk', 'blossom', 'clay'];
 
 export interface CorpusNote {
   id: string;

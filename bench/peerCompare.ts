@@ -11,7 +11,7 @@ import { measure } from './load.js';
 import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 import type { LoadRequest } from './scenarios.js';
 
-export interface PeerOptions {
+interface PeerOptions {
   quick: boolean;
   serverArgs: ServerArgs;
   workDir: string;
@@ -48,7 +48,7 @@ const PASSWORD = 'peer bench password';
 const WORDS = 'milk eggs bread call mum plan trip book review budget meeting ideas garden'.split(' ');
 
 /** Short Keep-style notes: a title and a line or two, a hashtag in some. */
-export function shortNote(n: number): { title: string; content: string } {
+function shortNote(n: number): { title: string; content: string } {
   const words = Array.from({ length: 8 + (n % 12) }, (_, i) => WORDS[(n * 7 + i * 3) % WORDS.length]);
   return { title: `Note ${n}`, content: `${words.join(' ')}${n % 3 === 0 ? ' #home' : ''}` };
 }

@@ -37,7 +37,7 @@ function targetText(target: Target | undefined): string {
   return `${target.percentile} < ${target.maxMs} ms`;
 }
 
-export function meetsTarget(row: ScenarioRow): boolean | undefined {
+function meetsTarget(row: ScenarioRow): boolean | undefined {
   const { target } = row.scenario;
   if (!target) return undefined;
   if (row.result.requests === 0) return false;

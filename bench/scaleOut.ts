@@ -29,7 +29,7 @@ interface Setup {
   dataDir: string;
 }
 
-export interface ScaleOutOptions {
+interface ScaleOutOptions {
   /** A PostgreSQL URL whose role may create databases; the run creates and drops its own. */
   adminUrl: string;
   notes: number;
@@ -83,7 +83,7 @@ async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promi
   }
 }
 
-export interface ScaleOutReport {
+interface ScaleOutReport {
   table: string;
   failures: string[];
 }

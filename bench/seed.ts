@@ -15,7 +15,7 @@ import { type CorpusNote, generateCorpus } from './corpus.js';
 
 export const BENCH_PASSWORD = 'benchmark owner password';
 
-export interface SeedOptions {
+interface SeedOptions {
   seed: number;
   count: number;
   /**

@@ -18,7 +18,7 @@ import { BENCH_PASSWORD, seedDataDir } from './seed.js';
 const KEYSTROKES = 'lisbon quokka';
 const WARM_RUNS = 3;
 
-export interface WebOptions {
+interface WebOptions {
   quick: boolean;
   /** Where to write Chromium CPU profiles of a warm start and of the keystrokes; none without. */
   profileDir?: string;
@@ -27,7 +27,7 @@ export interface WebOptions {
   log: (message: string) => void;
 }
 
-export interface WebRow {
+interface WebRow {
   name: string;
   measured: string;
   target: string;

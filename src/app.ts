@@ -154,7 +154,7 @@ declare module 'fastify' {
   }
 }
 
-export interface BuildOptions {
+interface BuildOptions {
   /** Replaces the server clock (tests move time forward). */
   clock?: Clock;
   /** Overrides Fastify's logger option (tests pass false). */

@@ -89,7 +89,7 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export const statusOf = (code: ErrorCode): number => ERROR_CODES[code][0];
+const statusOf = (code: ErrorCode): number => ERROR_CODES[code][0];
 
 export class AppError extends Error {
   readonly statusCode: number;
@@ -126,7 +126,7 @@ export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 const retryAfterOutage = { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) };
 
 /** What cannot be reached, in `unavailable`'s message (never its address or the driver's error). */
-export type OutageOf = 'database' | 'redis';
+type OutageOf = 'database' | 'redis';
 
 /** One factory per code; the message says what went wrong this time. */
 export const errors = {

@@ -8,13 +8,11 @@ import { MigrationError, migrateToPostgresCommand } from './migrateToPostgres.js
 import { type Command, UsageError, withServices } from './support.js';
 import { transferCommands } from './transfer.js';
 
-export { UsageError };
-
 /**
  * The server's commands besides serving (`node dist/main.js <command>`). Each works on the
  * configured DATA_DIR, also while the server runs (SQLite in WAL mode lets both write).
  */
-export const commands: Record<string, Command> = {
+const commands: Record<string, Command> = {
   'reset-password': {
     usage: 'reset-password (--email <email> | --owner)',
     summary:

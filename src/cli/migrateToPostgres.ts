@@ -97,14 +97,14 @@ async function postgresRows(db: Db, table: keyof Database, order: string[]) {
 }
 
 /** Where the attachment bytes come from and go, and a folder for each file on its way. */
-export interface AttachmentCopy {
+interface AttachmentCopy {
   from: AttachmentStorage;
   to: AttachmentStorage;
   workDir: string;
 }
 
 /** What the attachment copy did: objects copied and verified, and those already missing at the source. */
-export interface CopiedAttachments {
+interface CopiedAttachments {
   copied: number;
   missing: number;
 }
@@ -171,7 +171,7 @@ async function copyAttachments(sqlite: SQLite.Database, copy: AttachmentCopy): P
  * are copied and verified first, outside the PostgreSQL transaction (they may be in another
  * store); a failed run leaves them without rows, and the next run replaces them.
  */
-export async function copyToPostgres(
+async function copyToPostgres(
   sqlite: SQLite.Database,
   db: Db,
   attachments: AttachmentCopy,

@@ -15,7 +15,7 @@ import {
   withServices,
 } from './support.js';
 
-export function describeImport(summary: ImportSummary): string {
+function describeImport(summary: ImportSummary): string {
   const lines = [
     `Imported ${summary.imported} notes with ${summary.attachments} attachments (${summary.format}); ${summary.alreadyThere} were already there.`,
   ];

@@ -21,7 +21,7 @@ parentPort.once('message', () => {
 });
 `;
 
-export interface Checkpointer {
+interface Checkpointer {
   stop(): Promise<void>;
 }
 

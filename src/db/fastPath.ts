@@ -41,7 +41,7 @@ export function enableFastPaths(db: Db, sqlite: SQLite.Database, onQuery: Databa
 }
 
 /** A fast path's answer: the row (undefined for none), or undefined when `db` has no fast path. */
-export type FastRead<Row> = { row: Row | undefined } | undefined;
+type FastRead<Row> = { row: Row | undefined } | undefined;
 
 /** One read statement for a fast path, prepared the first time it runs on a connection. */
 export function fastStatement<Params extends unknown[], Row>(text: string) {

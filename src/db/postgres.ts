@@ -30,7 +30,7 @@ export const WRITE_LOCK_KEY = 7_150_001;
  * connection of its own for as long as it lives (decision 0022): the trash purge and the other
  * clean-ups run once across processes, and another process takes over when it stops.
  */
-export const MAINTENANCE_LOCK_KEY = 7_150_002;
+const MAINTENANCE_LOCK_KEY = 7_150_002;
 
 /**
  * How long a query waits for a connection (the pool's turn, then the TCP and login handshake):

@@ -14,10 +14,10 @@ import { errors } from '../errors.js';
 export type AuthMode = 'public' | 'optional' | 'session' | 'user' | 'key';
 
 /** Turns a Bearer token into an actor; provided by the API keys feature. */
-export type BearerAuthenticator = (token: string) => Promise<Actor | null>;
+type BearerAuthenticator = (token: string) => Promise<Actor | null>;
 
 /** Turns a session cookie into an actor; provided by the auth feature. */
-export type SessionResolver = (token: string) => Promise<ResolvedSession | null>;
+type SessionResolver = (token: string) => Promise<ResolvedSession | null>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

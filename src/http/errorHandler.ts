@@ -72,7 +72,7 @@ function sendAppError(reply: FastifyReply, error: AppError) {
 }
 
 /** Answers a request no route matched instead of the 404, or returns undefined (the web app's page). */
-export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 
 /** One error shape everywhere (D-ERR-1); 5xx details are logged, never sent (D-ERR-3). */
 export function registerErrorHandling(app: FastifyInstance, notFoundFallback?: NotFoundFallback): void {

@@ -11,6 +11,7 @@ export interface Metrics {
   observeQuery(durationMs: number): void;
 }
 
+/** @public app.ts loads this module with import() only when metrics are on (knip does not follow it). */
 export function createMetrics(): Metrics {
   // One registry per app: tests and commands build several apps in one process.
   const registry = new Registry();
@@ -28,6 +29,7 @@ export function createMetrics(): Metrics {
  * Request rates and latencies by route, sync push sizes, and `GET /metrics` in Prometheus's
  * text format. Never public: with `token` only `Authorization: Bearer <token>` may read it,
  * without one only the instance owner (session or API key).
+ * @public loaded with import() by app.ts, as createMetrics.
  */
 export async function registerMetrics(app: FastifyInstance, metrics: Metrics, token: string | null) {
   const requests = new Histogram({

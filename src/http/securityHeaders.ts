@@ -38,7 +38,7 @@ export function securityHeaders(options: HelmetOptions): SecurityHeaders {
  * would send the pages' own images and scripts to https, where nothing answers; HTTPS
  * deployments redirect anyway.
  */
-export const API_SECURITY_HEADERS = securityHeaders({
+const API_SECURITY_HEADERS = securityHeaders({
   contentSecurityPolicy: {
     directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], upgradeInsecureRequests: null },
   },

@@ -26,9 +26,7 @@ function isLocalOrLiteral(name: string): boolean {
  * host name on any port, and each ALLOWED_HOSTS entry (on its port when it names one); with
  * neither configured, loopback names and IP literals, which DNS rebinding cannot produce.
  */
-export function trustedHostMatcher(
-  config: Pick<Config, 'publicUrl' | 'allowedHosts'>,
-): (host: string) => boolean {
+function trustedHostMatcher(config: Pick<Config, 'publicUrl' | 'allowedHosts'>): (host: string) => boolean {
   const allowed = config.allowedHosts.map(splitHost);
   if (config.publicUrl) allowed.push({ name: new URL(config.publicUrl).hostname, port: '' });
   if (allowed.length === 0) return (host) => isLocalOrLiteral(splitHost(host).name);

@@ -45,7 +45,7 @@ export async function shareLikeNote(db: Db, fromNoteId: string, toNoteId: string
 }
 
 /** Returns whether there was such a collaborator. */
-export async function deleteCollaborator(db: Db, noteId: string, userId: number): Promise<boolean> {
+async function deleteCollaborator(db: Db, noteId: string, userId: number): Promise<boolean> {
   const result = await db
     .deleteFrom('note_collaborators')
     .where('note_id', '=', noteId)

@@ -46,7 +46,7 @@ type ImpliedActions<A extends NoteAction> = [A] extends ['own']
       ? 'leave' | 'read'
       : 'read';
 
-export type AccessDecision<A extends NoteAction = NoteAction> =
+type AccessDecision<A extends NoteAction = NoteAction> =
   | { allowed: true; note: AuthorizedNote<ImpliedActions<A>>; role: NoteRole }
   | { allowed: false; reason: AccessDenial };
 
@@ -100,7 +100,7 @@ export function denialError(reason: AccessDenial, action: NoteAction) {
   }
 }
 
-export interface RequireOptions {
+interface RequireOptions {
   /**
    * Answer 404 rather than 403 to someone who sees the note but may not do this: the interface
    * says so for share links ("note not found or caller is not the owner").

@@ -24,14 +24,14 @@ export function attachmentView(row: AttachmentRow): Attachment {
 }
 
 /** Note responses with tags and attachments: two queries whatever the number of notes. */
-export async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<Note[]> {
+async function noteViews(db: Db, rows: readonly NoteViewRow[]): Promise<Note[]> {
   const ids = rows.map((r) => r.id);
   const [tags, attachments] = await Promise.all([tagsByNote(db, ids), attachmentsByNote(db, ids)]);
   return rows.map((row) => noteViewOf(row, tags.get(row.id) ?? [], attachments.get(row.id) ?? []));
 }
 
 /** The Note answer of a row, its tag names and its attachment rows. */
-export function noteViewOf(row: NoteViewRow, tags: string[], attachments: readonly AttachmentRow[]): Note {
+function noteViewOf(row: NoteViewRow, tags: string[], attachments: readonly AttachmentRow[]): Note {
   return {
     id: row.id,
     ownerId: row.owner_id,
@@ -57,7 +57,7 @@ export function noteViewOf(row: NoteViewRow, tags: string[], attachments: readon
  * this many bytes of title and content (a note larger than that is read alone). Counted notes
  * alone let 500 notes of 1 MB each be one 500 MB round; see docs/decisions/0004-streamed-lists.md.
  */
-export const LIST_BATCH = { notes: 500, bytes: 4 * 1024 * 1024 };
+const LIST_BATCH = { notes: 500, bytes: 4 * 1024 * 1024 };
 
 /** `listed` cut into consecutive runs of at most `limits.notes` notes and `limits.bytes` bytes. */
 export function* listBatches<Listed extends ListedNote>(
@@ -100,7 +100,7 @@ export async function* noteViewBatches(
  * How many bytes of note answers the JSON cache keeps: about 30,000 short notes, or a few large
  * ones; past it the least recently used go (docs/decisions/0023-note-answer-cache.md).
  */
-export const NOTE_JSON_CACHE_BYTES = 16 * 1024 * 1024;
+const NOTE_JSON_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** What names a note answer's version: the key of NoteJsonCache. */
 type NoteVersion = Pick<NoteViewRow, 'doc_id' | 'version'>;

@@ -87,7 +87,7 @@ export async function insertNote(
 }
 
 /** One write of note fields: when the server stores it, the field stamp it carries, and by whom. */
-export interface NoteWrite {
+interface NoteWrite {
   now: number;
   stampedAt: FieldStamp;
   authorId: number;

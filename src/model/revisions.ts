@@ -2,9 +2,9 @@ import type { Selectable } from 'kysely';
 import type { NoteRevisionsTable } from '../db/schema.js';
 import type { Db } from '../db/types.js';
 
-export type RevisionRow = Selectable<NoteRevisionsTable>;
+type RevisionRow = Selectable<NoteRevisionsTable>;
 
-export async function insertRevision(db: Db, revision: RevisionRow): Promise<void> {
+async function insertRevision(db: Db, revision: RevisionRow): Promise<void> {
   await db.insertInto('note_revisions').values(revision).execute();
 }
 
@@ -12,7 +12,7 @@ export async function insertRevision(db: Db, revision: RevisionRow): Promise<voi
  * Deletes the note's revisions that are both older than `before` and not among its `keep`
  * newest: one indexed statement (the primary key is note_id, version).
  */
-export async function pruneRevisions(db: Db, noteId: string, before: number, keep: number): Promise<void> {
+async function pruneRevisions(db: Db, noteId: string, before: number, keep: number): Promise<void> {
   await db
     .deleteFrom('note_revisions')
     .where('note_id', '=', noteId)

@@ -14,7 +14,7 @@
  * Lines end at `\n`, `\r\n` or a lone `\r`.
  */
 
-export type MarkdownLine =
+type MarkdownLine =
   /** A fence line or a line inside a fenced code block. */
   | { kind: 'code'; text: string; offset: number }
   | {

@@ -89,5 +89,3 @@ export function createApiKeysService({ db, clock }: { db: Db; clock: Clock }) {
     },
   };
 }
-
-export type ApiKeysService = ReturnType<typeof createApiKeysService>;

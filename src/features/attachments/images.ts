@@ -30,10 +30,10 @@ const decodeSlot = pLimit(DECODES_AT_ONCE);
 
 export const MAX_FILE_BYTES = 10 * 1024 * 1024; // D-ATT-1
 export const MAX_CLIENT_THUMBNAIL_BYTES = 1024 * 1024; // D-ATT-2
-export const MAX_CLIENT_THUMBNAIL_SIDE = 512; // D-ATT-2
-export const THUMBNAIL_SIDE = 200; // D-ATT-2
+const MAX_CLIENT_THUMBNAIL_SIDE = 512; // D-ATT-2
+const THUMBNAIL_SIDE = 200; // D-ATT-2
 
-export const ACCEPTED_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'] as const;
+const ACCEPTED_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'] as const;
 
 /** The accepted type of an image from what libvips found in its bytes; SVG, TIFF, HEIC... are not. */
 function acceptedType(metadata: Metadata): (typeof ACCEPTED_TYPES)[number] | null {

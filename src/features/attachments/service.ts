@@ -45,7 +45,7 @@ export interface StoredFile {
   etag: string;
 }
 
-export interface AttachmentsDeps {
+interface AttachmentsDeps {
   db: Db;
   clock: Clock;
   storage: AttachmentStorage;

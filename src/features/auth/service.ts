@@ -9,7 +9,7 @@ import type { PasswordHasher } from '../users/passwords.js';
 import { userProfile } from '../users/service.js';
 import * as store from './store.js';
 
-export const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4
+const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4
 
 export function createAuthService({
   db,
@@ -140,5 +140,3 @@ export function createAuthService({
     },
   };
 }
-
-export type AuthService = ReturnType<typeof createAuthService>;

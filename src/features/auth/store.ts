@@ -8,7 +8,7 @@ export async function insertSession(
   await db.insertInto('sessions').values(session).execute();
 }
 
-export interface SessionUser {
+interface SessionUser {
   token_hash: string;
   expires_at: number;
   id: number;

@@ -70,5 +70,3 @@ export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock
     },
   };
 }
-
-export type CollaboratorsService = ReturnType<typeof createCollaboratorsService>;

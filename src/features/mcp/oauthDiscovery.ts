@@ -11,7 +11,7 @@ import { errorBody } from '../../http/errorHandler.js';
  */
 const OAUTH_DOCUMENTS = ['oauth-protected-resource', 'oauth-authorization-server', 'openid-configuration'];
 
-export const OAUTH_NOT_SUPPORTED_MESSAGE =
+const OAUTH_NOT_SUPPORTED_MESSAGE =
   'This server does not use OAuth: MCP clients send an API key as the header ' +
   '"Authorization: Bearer nsk_…". The key sent was missing, wrong or revoked; create one in the ' +
   "notes app's settings (POST /api/settings/api-keys) and check the client's header option";

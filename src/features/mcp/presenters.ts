@@ -9,7 +9,7 @@ import { NOTE_COLORS } from '../../shared/colors.js';
  * when the two drift apart, at compile time and against real REST answers.
  */
 
-export const EXCERPT_LENGTH = 280;
+const EXCERPT_LENGTH = 280;
 
 export const AttachmentOut = z.object({
   id: z.string(),

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Db } from '../../db/types.js';
 import * as store from './store.js';
 
-export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000; // D-MCP-2
+const SESSION_IDLE_MS = 24 * 60 * 60 * 1000; // D-MCP-2
 /** last_used_at is refreshed at most this often; the idle limit is a day, so a minute is nothing. */
 const TOUCH_RESOLUTION_MS = 60_000;
 const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -43,5 +43,3 @@ export function createMcpSessionsService({ db, clock }: { db: Db; clock: Clock }
     },
   };
 }
-
-export type McpSessionsService = ReturnType<typeof createMcpSessionsService>;

@@ -36,7 +36,7 @@ export function checklistItems(content: string): ChecklistItem[] {
 
 export type ChecklistSelector = { index: number } | { text: string };
 
-export type ChecklistPick =
+type ChecklistPick =
   | { found: ChecklistItem }
   | { problem: 'no_items' | 'not_found' | 'ambiguous'; candidates: ChecklistItem[] };
 

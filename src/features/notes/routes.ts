@@ -11,7 +11,7 @@ import { IfMatchHeaders, ListETag, ListNotesQuery, NoteETag, NoteList } from './
  * The version `If-Match` asks for (D-NOTE-3); undefined for none, and for `*`, which matches any
  * current version (RFC 9110 §13.1.1): the note must exist, which every write checks anyway.
  */
-export function parseIfMatch(header: string | undefined): number | undefined {
+function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
   if (!match) throw errors.invalidIfMatch();

@@ -34,9 +34,9 @@ import {
 import type { ListNotesQuery } from './schemas.js';
 
 /** Called after a transaction that deleted notes has committed, e.g. to remove attachment files. */
-export type NotesDeletedListener = (attachments: AttachmentRow[]) => Promise<void>;
+type NotesDeletedListener = (attachments: AttachmentRow[]) => Promise<void>;
 
-export interface NotesDeps {
+interface NotesDeps {
   db: Db;
   clock: Clock;
   trashRetentionDays: number;
@@ -60,19 +60,19 @@ function checkContentLength(content: string): void {
  * its fields are stamped with its original edit time, so that any later edit from a device wins
  * over the imported values (D-SYNC-5). updatedAt is still the server's clock (D-SYNC-2).
  */
-export interface NoteOrigin {
+interface NoteOrigin {
   createdAt?: number;
   editedAt?: number;
 }
 
 /** Extra narrowing for lists beyond the REST query (D-MCP-3 list_notes). */
-export interface ListNotesOptions extends ListNotesQuery {
+interface ListNotesOptions extends ListNotesQuery {
   pinned?: boolean;
   limit?: number;
 }
 
 /** One page of a list, and the cursor of the next page (null after the last one). */
-export interface NotePage {
+interface NotePage {
   notes: Note[];
   nextCursor: string | null;
 }

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 
 export const DEFAULT_SEARCH_LIMIT = 100;
-export const MAX_SEARCH_LIMIT = 1_000;
+const MAX_SEARCH_LIMIT = 1_000;
 export const MAX_SEARCH_QUERY_LENGTH = 1_000;
 
 export const SearchQuery = Type.Object({

@@ -20,7 +20,7 @@ import type { Note } from '../../shared/api/notes.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
 
 /** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
-export const DEFAULT_RANKING_WINDOW = 1_000;
+const DEFAULT_RANKING_WINDOW = 1_000;
 
 /** A last word that starts more index terms than this stays a prefix in the query (0003). */
 const MAX_LAST_WORD_TERMS = 16;

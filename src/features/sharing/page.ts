@@ -72,7 +72,7 @@ export const PAGE_CSP_DIRECTIVES: Record<string, string[]> = {
   'frame-ancestors': ["'none'"],
 };
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -100,7 +100,7 @@ function linkHref(text: string): string | null {
 }
 
 /** Escaped text in which http(s) URLs become links that leak nothing about this page. */
-export function renderInline(text: string): string {
+function renderInline(text: string): string {
   let html = '';
   let last = 0;
   for (const match of text.matchAll(URL_CANDIDATE)) {

@@ -14,7 +14,7 @@ import * as store from './store.js';
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-export interface SharingDeps {
+interface SharingDeps {
   db: Db;
   clock: Clock;
 }
@@ -118,5 +118,3 @@ export function createSharingService({ db, clock }: SharingDeps) {
     },
   };
 }
-
-export type SharingService = ReturnType<typeof createSharingService>;

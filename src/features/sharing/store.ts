@@ -3,7 +3,7 @@ import type { ShareLinksTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
 import type { NoteRow } from '../../model/notes.js';
 
-export type ShareLinkRow = Selectable<ShareLinksTable>;
+type ShareLinkRow = Selectable<ShareLinksTable>;
 
 export async function findLinkByNote(db: Db, noteId: string): Promise<ShareLinkRow | undefined> {
   return db.selectFrom('share_links').selectAll().where('note_id', '=', noteId).executeTakeFirst();

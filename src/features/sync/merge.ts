@@ -76,7 +76,7 @@ export interface LosingText {
   stampedAt: number;
 }
 
-export interface MergeDecision {
+interface MergeDecision {
   /** The fields of the change to store. */
   accepted: Partial<NoteFields>;
   /** The field stamp each accepted field takes (D-SYNC-5). */

@@ -42,7 +42,7 @@ import * as store from './store.js';
 import { capFutureTimestamps } from './timestamps.js';
 
 /** Tombstones are kept this long (D-SYNC-3); a device away longer must resync from scratch. */
-export const TOMBSTONE_RETENTION_DAYS = 90;
+const TOMBSTONE_RETENTION_DAYS = 90;
 const TOMBSTONE_RETENTION_MS = TOMBSTONE_RETENTION_DAYS * 86_400_000;
 
 /**
@@ -52,7 +52,7 @@ const TOMBSTONE_RETENTION_MS = TOMBSTONE_RETENTION_DAYS * 86_400_000;
  */
 const PUSH_SLICE_MS = 50;
 
-export interface SyncDeps {
+interface SyncDeps {
   db: Db;
   clock: Clock;
   notes: NotesService;

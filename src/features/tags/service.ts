@@ -11,7 +11,7 @@ import type { Tag } from './schemas.js';
  * it is stable while the tag exists, and after (D-TAG-2). Two of one user's tags sharing an id
  * would take about 10^8 tags.
  */
-export function viewerTagId(userId: number, name: string): number {
+function viewerTagId(userId: number, name: string): number {
   const digest = createHash('sha256').update(`${userId}\u0000${name}`).digest();
   return Number(digest.readBigUInt64BE(0) >> 11n);
 }

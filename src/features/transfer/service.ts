@@ -59,7 +59,7 @@ export const IMPORT_LIMITS: ZipLimits = {
 /** Fixed namespace of imported notes' name-based ids (a random v4 uuid, chosen once). */
 const IMPORT_NAMESPACE = '3b9c1f64-52d7-4e0a-a8f1-7c6d2e9b4a17';
 
-export interface TransferDeps {
+interface TransferDeps {
   db: Db;
   notes: NotesService;
   attachments: AttachmentsService;
@@ -253,5 +253,3 @@ export function createTransferService(deps: TransferDeps) {
     });
   }
 }
-
-export type TransferService = ReturnType<typeof createTransferService>;

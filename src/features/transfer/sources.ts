@@ -43,7 +43,7 @@ export type SourceFormat = 'export' | 'keep' | 'markdown';
  * Google Keep's colours (Takeout `color`) to ours. Our twelve colours are Keep's twelve, in the
  * same order, with our own names (docs/backup.md has the table).
  */
-export const KEEP_COLORS: Record<string, NoteColor> = {
+const KEEP_COLORS: Record<string, NoteColor> = {
   DEFAULT: 'default',
   RED: 'coral',
   ORANGE: 'peach',
@@ -157,7 +157,7 @@ interface KeepNote {
  * A Keep label as a hashtag (D-TAG-1): characters a tag cannot hold become `_`, and a label
  * without a letter gets a `label_` prefix (a tag must contain a letter).
  */
-export function labelHashtag(name: string): string {
+function labelHashtag(name: string): string {
   let tag = name.trim().replace(/[^\p{L}\p{M}\p{N}_\-/]+/gu, '_');
   if (!/\p{L}/u.test(tag)) tag = `label_${tag}`;
   return `#${Array.from(tag).slice(0, MAX_TAG_LENGTH).join('')}`;

@@ -8,7 +8,7 @@ export interface ScryptCost {
 }
 
 /** Production cost: memory-hard (16 MiB), ~50 ms on a small machine (D-AUTH-7). */
-export const PASSWORD_COST: ScryptCost = { N: 16_384, r: 8, p: 1 };
+const PASSWORD_COST: ScryptCost = { N: 16_384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {

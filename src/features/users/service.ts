@@ -27,7 +27,7 @@ function userSummary(user: Pick<UserRow, 'id' | 'email' | 'display_name'>): User
 }
 
 /** True when another user already has this email, ignoring case. */
-export async function emailTaken(db: Db, email: string, exceptUserId?: number): Promise<boolean> {
+async function emailTaken(db: Db, email: string, exceptUserId?: number): Promise<boolean> {
   if (email === '') return false;
   const other = await store.findUserByEmail(db, email);
   return other !== undefined && other.id !== exceptUserId;
@@ -146,5 +146,3 @@ export function createUsersService({
     },
   };
 }
-
-export type UsersService = ReturnType<typeof createUsersService>;

@@ -7,10 +7,10 @@ import { NoteInput } from './notes.js';
  * The latest instant a JavaScript Date can hold (±8.64e15 ms, about the year 275760): a later
  * change timestamp could not be written as the ISO date of a conflict copy (D-SYNC-8).
  */
-export const MAX_CHANGE_TIMESTAMP = 8.64e15;
+const MAX_CHANGE_TIMESTAMP = 8.64e15;
 
-export const SYNC_OPERATIONS = ['create', 'update', 'delete'] as const;
-export type SyncOperation = (typeof SYNC_OPERATIONS)[number];
+const SYNC_OPERATIONS = ['create', 'update', 'delete'] as const;
+type SyncOperation = (typeof SYNC_OPERATIONS)[number];
 
 /**
  * One change of a push: the SyncChange of docs/interface.md#other-shapes, plus the optional
@@ -41,8 +41,8 @@ export const SyncChange = Type.Object(
 );
 export type SyncChange = Static<typeof SyncChange>;
 
-export const SYNC_SKIP_REASONS = ['stale', 'forbidden', 'deleted'] as const;
-export type SyncSkipReason = (typeof SYNC_SKIP_REASONS)[number];
+const SYNC_SKIP_REASONS = ['stale', 'forbidden', 'deleted'] as const;
+type SyncSkipReason = (typeof SYNC_SKIP_REASONS)[number];
 
 /** D-SYNC-7 */
 export const SyncResult = Type.Object({

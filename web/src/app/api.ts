@@ -24,7 +24,7 @@ export class ApiError extends Error {
 }
 
 /** One JSON call; any answer but 2xx throws an ApiError with the server's message. */
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -70,7 +70,7 @@ export const removeCollaborator = (noteId: string, userId: number | 'self') =>
 export const searchUsers = (q: string) =>
   call<UserSummary[]>('GET', `/api/users/search?q=${encodeURIComponent(q)}`);
 
-export interface ShareLink {
+interface ShareLink {
   token: string;
   url: string;
 }

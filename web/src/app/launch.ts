@@ -17,7 +17,7 @@ interface Shared {
 }
 
 /** The shared text and link as a note's content (apps often put the link in the text too). */
-export function sharedContent({ text, url }: Pick<Shared, 'text' | 'url'>): string {
+function sharedContent({ text, url }: Pick<Shared, 'text' | 'url'>): string {
   return [text.trim(), text.includes(url) ? '' : url.trim()].filter(Boolean).join('\n');
 }
 

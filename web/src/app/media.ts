@@ -31,7 +31,7 @@ const media = signal<Media | null>(null);
 /** Settles when the media database opening now is open (or failed): images added meanwhile wait. */
 let opening: Promise<void> = Promise.resolve();
 /** Bumped when the queue changes: components re-read `queuedImages`. */
-export const mediaRevision = signal(0);
+const mediaRevision = signal(0);
 
 export function openMedia(engine: SyncEngine): Promise<void> {
   opening = openMediaOf(engine);

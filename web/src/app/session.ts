@@ -11,7 +11,7 @@ import { closeMedia, deleteMedia, openMedia } from './media.js';
 import { reloadPeople } from './people.js';
 import { attachEngine, engine } from './state.js';
 
-export type Screen =
+type Screen =
   | { kind: 'loading' }
   | { kind: 'unreachable' }
   | { kind: 'setup' }

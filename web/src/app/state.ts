@@ -51,7 +51,7 @@ export type Route =
 /** The views with a fixed path (labels have /label/<name>). */
 const PAGES = ['/archive', '/trash', '/settings', '/admin'] as const;
 
-export function routeFromPath(pathname: string): Route {
+function routeFromPath(pathname: string): Route {
   const page = PAGES.find((candidate) => candidate === pathname);
   if (page) return { view: page.slice(1) } as Route;
   const label = /^\/label\/(.+)$/.exec(pathname)?.[1];
@@ -93,7 +93,7 @@ export function toggleLayout(): void {
   localStorage.setItem(LAYOUT_KEY, layout.value);
 }
 
-export interface Snackbar {
+interface Snackbar {
   message: string;
   undo?: () => void;
   id: number;

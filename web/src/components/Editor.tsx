@@ -23,7 +23,7 @@ const SAVE_DELAY_MS = 300;
  * While a shared note is open, the app pulls this often (instead of every 30 s), so a
  * collaborator's edits show within seconds; the engine's own pace resumes on close.
  */
-export const SHARED_NOTE_PULL_MS = 3_000;
+const SHARED_NOTE_PULL_MS = 3_000;
 
 /** The open note: a modal dialog on desktop, full screen on a phone; saves as you type. */
 export function Editor() {

@@ -21,7 +21,7 @@ import { Modal, messageOf, useAttempt } from './Modal.js';
 /** How long a search waits after the last keystroke. */
 const SEARCH_DELAY_MS = 250;
 
-export function Avatar({ name, label }: { name: string; label?: string }) {
+function Avatar({ name, label }: { name: string; label?: string }) {
   return (
     <span class="avatar" title={label ?? name} aria-label={label ?? name} role="img">
       {initials(name)}

@@ -6,7 +6,7 @@ export function waitingText(count: number): string {
   return count === 1 ? '1 change waiting' : `${count} changes waiting`;
 }
 
-export function syncText(status: SyncStatus): string {
+function syncText(status: SyncStatus): string {
   const waiting = waitingText(status.waiting);
   if (status.phase === 'signedOut') return `Signed out, ${waiting}`;
   if (status.phase === 'offline') return status.waiting > 0 ? `Offline, ${waiting}` : 'Offline';

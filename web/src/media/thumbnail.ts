@@ -4,9 +4,9 @@
  * `image/webp`; that would be refused (400 invalid_thumbnail), so then none is sent and the
  * server makes its own.
  */
-export const THUMBNAIL_SIDE = 512;
+const THUMBNAIL_SIDE = 512;
 
-export interface ImageFacts {
+interface ImageFacts {
   width: number;
   height: number;
   thumbnail: Blob | null;

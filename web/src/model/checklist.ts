@@ -6,7 +6,7 @@
  */
 import { readLines } from '../../../src/shared/markdown.js';
 
-export interface ChecklistItem {
+interface ChecklistItem {
   /** Index among the content's lines. */
   line: number;
   checked: boolean;

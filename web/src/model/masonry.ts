@@ -6,8 +6,8 @@
 import type { LocalNote } from '../sync/index.js';
 
 /** Keep's card width, in CSS pixels, and the gap between cards. */
-export const CARD_WIDTH = 240;
-export const CARD_GAP = 16;
+const CARD_WIDTH = 240;
+const CARD_GAP = 16;
 const CHARS_PER_LINE = 28;
 const MAX_LINES = 18;
 

@@ -2,7 +2,7 @@
  * The ready-to-paste MCP configurations of docs/mcp.md "Connect a client", for this server's
  * address and a key. Kept to the documented shapes: test/web-model.test.ts compares them.
  */
-export interface McpConfig {
+interface McpConfig {
   client: 'Claude Code' | 'Claude Desktop' | 'Cursor';
   where: string;
   text: string;

@@ -15,7 +15,7 @@ export interface SearchFilters {
 
 const folded = new WeakMap<LocalNote, string>();
 
-export function foldText(text: string): string {
+function foldText(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
@@ -43,7 +43,7 @@ export function prepareSearch(notes: readonly LocalNote[], slice = 500): void {
   setTimeout(step);
 }
 
-export function isChecklist(note: LocalNote): boolean {
+function isChecklist(note: LocalNote): boolean {
   return note.checklistMode || /^\s*[-*+]\s+\[[ xX]\]/m.test(note.content);
 }
 
@@ -67,7 +67,7 @@ export function noteMatcher(query: string, filters: SearchFilters): (note: Local
 }
 
 /** How a search as you type finishes what its keystroke left: `later` runs `finish` after the frame. */
-export interface SearchAsYouTypeOptions {
+interface SearchAsYouTypeOptions {
   /** Notes found before a keystroke is answered: its frame shows no more new cards (frameBudget.ts). */
   firstMatches: number;
   later: (finish: () => void) => void;

@@ -18,7 +18,7 @@ export class RejectedChangesError extends Error {
   }
 }
 
-export interface Pulled<T> {
+interface Pulled<T> {
   body: T;
   syncTime: number;
 }

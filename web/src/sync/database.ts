@@ -43,7 +43,7 @@ export const databaseName = (userId: string) => `keepsake-u${userId}`;
 /** 1: the stores; 2: the display index on notes. */
 const SCHEMA_VERSION = 2;
 
-export function displayKey(note: ServerNote): DisplayKey {
+function displayKey(note: ServerNote): DisplayKey {
   const section = note.trashed ? 3 : note.archived ? 2 : note.pinned ? 0 : 1;
   return [section, note.sortOrder, -Date.parse(note.updatedAt), note.id];
 }

@@ -68,7 +68,7 @@ const MESSAGES = {
 };
 
 /** A uuid v4 from crypto.getRandomValues, which (unlike randomUUID) exists on plain http too. */
-export function uuidV4(): string {
+function uuidV4(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

@@ -6,12 +6,12 @@ import type { CachedKind, MediaDatabase } from './mediaDatabase.js';
  * evicted first. Attachment bytes never change under an id (D-ATT-4), so a cached file is never
  * revalidated.
  */
-export const BUDGETS: Record<CachedKind, number> = {
+const BUDGETS: Record<CachedKind, number> = {
   thumbnail: 50 * 1024 * 1024,
   original: 200 * 1024 * 1024,
 };
 
-export interface MediaCacheOptions {
+interface MediaCacheOptions {
   db: MediaDatabase;
   baseUrl: string;
   fetch?: typeof fetch;

@@ -28,7 +28,7 @@ export interface QueuedUpload {
 
 export type CachedKind = 'thumbnail' | 'original';
 
-export interface CachedBlob {
+interface CachedBlob {
   /** `<kind>:<attachmentId>`. */
   key: string;
   kind: CachedKind;
@@ -44,7 +44,7 @@ interface MediaSchema extends DBSchema {
 
 export type MediaDatabase = IDBPDatabase<MediaSchema>;
 
-export const mediaDatabaseName = (userId: string) => `keepsake-media-u${userId}`;
+const mediaDatabaseName = (userId: string) => `keepsake-media-u${userId}`;
 
 export function openMediaDatabase(factory: IDBFactory, userId: string): Promise<MediaDatabase> {
   const request = factory.open(mediaDatabaseName(userId), 1);

@@ -11,7 +11,7 @@ import type { LocalNote, NoteFields, ServerNote, SyncChange, SyncResult } from '
  */
 
 export type TextField = 'title' | 'content';
-export const TEXT_FIELDS: readonly TextField[] = ['title', 'content'];
+const TEXT_FIELDS: readonly TextField[] = ['title', 'content'];
 
 /** The version a text edit was based on and the text the person saw at that version. */
 export interface TextBase {
@@ -85,7 +85,7 @@ function isTextField(field: string): field is TextField {
  * unacknowledged change of that field, else its last acknowledgement if newer than the server
  * copy, else the server copy.
  */
-export function baseFor(state: NoteState, field: TextField): TextBase {
+function baseFor(state: NoteState, field: TextField): TextBase {
   const unacknowledged = state.entries.find((entry) => entry.bases[field]);
   if (unacknowledged) return unacknowledged.bases[field]!;
   const ack = state.acks?.[field];

@@ -8,7 +8,7 @@ import type { ServerAttachment, Timers } from './types.js';
  */
 
 /** The first retry waits this long, each next one twice as long, up to RETRY_MAX_MS. */
-export const RETRY_FIRST_MS = 1_000;
+const RETRY_FIRST_MS = 1_000;
 export const RETRY_MAX_MS = 60_000;
 
 export function retryDelay(attempts: number): number {
