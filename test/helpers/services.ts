@@ -14,7 +14,7 @@ import { TEST_PASSWORD_COST, tempDataDir } from './server.js';
 import type { Change } from './sync.js';
 
 /**
- * The service tier of the tests (docs/testing.md): the services `buildApp` builds, on a fresh
+ * The service tier of the tests (decision 0032): the services `buildApp` builds, on a fresh
  * DATA_DIR (and, with TEST_DATABASE_URL, a fresh PostgreSQL database), without Fastify or HTTP.
  * Rule tests call `services.sync.push(actor, …)` as the routes do; the HTTP tests keep what only
  * HTTP has (status codes, headers, streaming, authentication).
