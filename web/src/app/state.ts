@@ -2,7 +2,7 @@
  * The UI's state, as signals: what the sync engine holds (re-read on its events), where the
  * person is (route), and what is on screen (search, selection, editor, snackbar).
  */
-import { computed, signal } from '@preact/signals';
+import { batch, computed, signal } from '@preact/signals';
 import { allLabels } from '../model/labels.js';
 import { compareNotes } from '../model/ordering.js';
 import type { SearchFilters } from '../model/search.js';
@@ -14,9 +14,12 @@ const notesRevision = signal(0);
 export const syncStatus = signal<SyncStatus>({ phase: 'idle', waiting: 0, lastSyncedAt: null });
 
 export function attachEngine(next: SyncEngine): () => void {
-  engine.value = next;
-  syncStatus.value = next.status();
-  notesRevision.value++;
+  // At once: the session's watch (session.ts) must not see the new engine with the old status.
+  batch(() => {
+    engine.value = next;
+    syncStatus.value = next.status();
+    notesRevision.value++;
+  });
   return next.subscribe((event) => {
     if (event.notes) notesRevision.value++;
     if (event.status) syncStatus.value = next.status();

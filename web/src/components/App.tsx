@@ -3,9 +3,9 @@ import { useCallback, useEffect, useRef } from 'preact/hooks';
 import { emptyTrash } from '../app/actions.js';
 import { handleLaunch } from '../app/launch.js';
 import { learnPeopleOfSharedNotes } from '../app/people.js';
-import { authenticate, boot, screen, sessionLost } from '../app/session.js';
+import { authenticate, boot, screen } from '../app/session.js';
 import { installShortcuts } from '../app/shortcuts.js';
-import { filters, pathOf, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
+import { filters, pathOf, query, route, selection, sortedNotes } from '../app/state.js';
 import { isSearching, notesOfView } from '../app/views.js';
 import { prepareSearch } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
@@ -16,11 +16,11 @@ import { CompareDialog } from './Conflicts.js';
 import { Editor } from './Editor.js';
 import { NoteGrid } from './NoteGrid.js';
 import { ImageViewer } from './NoteImages.js';
+import { SessionEnded } from './SessionEnded.js';
 import { SettingsPage } from './SettingsPage.js';
 import { ShortcutsHelp } from './ShortcutsHelp.js';
 import { LabelSuggestions, Sidebar } from './Sidebar.js';
 import { Snackbar } from './Snackbar.js';
-import { waitingText } from './SyncIndicator.js';
 import { SearchFilters, TopBar } from './TopBar.js';
 import { VersionHistory } from './VersionHistory.js';
 
@@ -43,6 +43,7 @@ export function App() {
       </main>
     );
   }
+  if (current.kind === 'sessionEnded') return <SessionEnded {...current} />;
   if (current.kind !== 'notes') {
     return (
       <main class="auth">
@@ -83,7 +84,6 @@ function NotesApp() {
   const searching = isSearching(query.value, filters.value);
   const selected =
     selection.value.size === 0 ? NONE_SELECTED : shown.filter((note) => selection.value.has(note.id));
-  const signedOut = sessionLost.value || syncStatus.value.phase === 'signedOut';
   return (
     <div class="app">
       <TopBar onMenu={toggleMenu} selected={selected} />
@@ -107,15 +107,6 @@ function NotesApp() {
               >
                 Got it
               </button>
-            </div>
-          )}
-          {signedOut && (
-            <div class="notice signed-out">
-              <AuthForm
-                mode="signIn"
-                notice={`Signed out: sign in to sync (${waitingText(syncStatus.value.waiting)}). Your notes stay on this device.`}
-                onSubmit={(password, email) => authenticate('signIn', password, email)}
-              />
             </div>
           )}
           {view === 'settings' && <SettingsPage />}
