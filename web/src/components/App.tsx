@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import { useCallback, useEffect, useRef } from 'preact/hooks';
 import { emptyTrash } from '../app/actions.js';
+import { installFocusKeeper } from '../app/focus.js';
 import { handleLaunch } from '../app/launch.js';
 import { learnPeopleOfSharedNotes } from '../app/people.js';
 import { authenticate, boot, screen } from '../app/session.js';
@@ -12,6 +13,7 @@ import type { LocalNote } from '../sync/index.js';
 import { AdminPage } from './AdminPage.js';
 import { AuthForm } from './AuthScreen.js';
 import { Composer } from './Composer.js';
+import { ConfirmHost } from './Confirm.js';
 import { CompareDialog } from './Conflicts.js';
 import { Editor } from './Editor.js';
 import { NoteGrid } from './NoteGrid.js';
@@ -73,6 +75,7 @@ function NotesApp() {
   shownRef.current = shown;
   useEffect(() => installShortcuts(() => shownRef.current), []);
   useEffect(() => void handleLaunch(), []);
+  useEffect(installFocusKeeper, []);
   useEffect(() => prepareSearch(sortedNotes.value), [sortedNotes.value]);
   useEffect(() => void learnPeopleOfSharedNotes(sortedNotes.value), [sortedNotes.value]);
   // On a phone the menu covers the notes: choosing a view closes it.
@@ -119,12 +122,7 @@ function NotesApp() {
                 Notes in Trash are deleted forever after the server's retention period (30 days unless set
                 otherwise).
               </p>
-              <button
-                type="button"
-                class="text-button"
-                onClick={() => void emptyTrash()}
-                disabled={shown.length === 0}
-              >
+              <button type="button" class="text-button" onClick={emptyTrash} disabled={shown.length === 0}>
                 Empty trash
               </button>
             </div>
@@ -147,6 +145,7 @@ function NotesApp() {
       <VersionHistory />
       <ShortcutsHelp />
       <Snackbar />
+      <ConfirmHost />
     </div>
   );
 }

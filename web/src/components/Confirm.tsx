@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { confirmation } from '../app/confirm.js';
 
 interface Props {
   /** The question, as in Keep: "Delete note forever?". Names the dialog. */
@@ -39,10 +40,32 @@ export function Confirm({ title, confirm, onConfirm, onCancel, children }: Props
         <button type="button" class="text-button" autoFocus onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" class="text-button danger" onClick={onConfirm}>
+        <button type="button" class="danger" onClick={onConfirm}>
           {confirm}
         </button>
       </div>
     </dialog>
+  );
+}
+
+/** The confirmation asked for with `askFirst` (app/confirm.ts), if any. */
+export function ConfirmHost() {
+  const asked = confirmation.value;
+  if (!asked) return null;
+  const close = () => {
+    if (confirmation.peek() === asked) confirmation.value = null;
+  };
+  return (
+    <Confirm
+      title={asked.title}
+      confirm={asked.confirm}
+      onCancel={close}
+      onConfirm={() => {
+        close();
+        void asked.action();
+      }}
+    >
+      {asked.text && <p>{asked.text}</p>}
+    </Confirm>
   );
 }

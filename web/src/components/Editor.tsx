@@ -1,14 +1,15 @@
 import { useSignal } from '@preact/signals';
 import { History, Link, Tag, Users } from 'lucide-preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { isEmptyNote, setPinned, updateNotes } from '../app/actions.js';
 import { addImages } from '../app/media.js';
 import { isMine, isShared, refreshPeople } from '../app/people.js';
-import { editing, engine, noteById } from '../app/state.js';
+import { editing, engine, noteById, setEditorClose } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
 import { AddImageButton, imageDropAndPaste } from './AddImage.js';
+import { useAutoGrow } from './autoGrow.js';
 import { ChecklistEditor } from './ChecklistEditor.js';
 import { ConflictBadge } from './Conflicts.js';
 import { IconButton } from './IconButton.js';
@@ -35,6 +36,7 @@ export function Editor() {
 
 function EditorDialog({ note }: { note: LocalNote }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const textBox = useRef<HTMLTextAreaElement>(null);
   const title = useSignal(note.title);
   const content = useSignal(note.content);
   const labelling = useSignal(false);
@@ -65,6 +67,12 @@ function EditorDialog({ note }: { note: LocalNote }) {
     }
   };
 
+  // Back closes the note as its Close button does (state.ts).
+  useEffect(() => {
+    setEditorClose(close);
+    return () => setEditorClose(null);
+  });
+
   // Changes from elsewhere (sync, another tab) show unless the person is typing.
   useEffect(() => {
     if (timer.current) return;
@@ -78,11 +86,13 @@ function EditorDialog({ note }: { note: LocalNote }) {
     const timer = setInterval(() => void engine.value?.syncNow(), SHARED_NOTE_PULL_MS);
     return () => clearInterval(timer);
   }, [shared]);
-  useEffect(() => {
+  // Before the text box measures itself (useAutoGrow): a closed dialog lays nothing out.
+  useLayoutEffect(() => {
     dialog.current?.showModal();
     // Archived, trashed or deleted from the toolbar: what was typed is still written.
     return save;
   }, []);
+  useAutoGrow(textBox, content.value);
 
   const readOnly = note.trashed;
   const addFiles = (files: File[]) => void addImages(note.id, files);
@@ -92,6 +102,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
       ref={dialog}
       class={`editor note-${note.color}`}
       aria-label={note.title || 'Note'}
+      data-note-id={note.id}
       onCancel={(event) => {
         event.preventDefault();
         close();
@@ -120,6 +131,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
         <ChecklistEditor content={content.value} onChange={(value) => edit(content, value)} />
       ) : (
         <textarea
+          ref={textBox}
           class="text-input"
           aria-label="Note"
           placeholder="Note"

@@ -30,11 +30,15 @@ export function NoteText({
       {note.checklistMode ? (
         <ul class="card-items">
           {open.slice(0, 10).map((item) => (
+            // Only the box ticks (as in Keep): the text is not its label, so a tap on it opens the note.
             <li key={item.line}>
-              <label>
-                <input type="checkbox" checked={false} onChange={() => onToggle(item.line, true)} />
-                <span>{item.text}</span>
-              </label>
+              <input
+                type="checkbox"
+                checked={false}
+                aria-label={item.text}
+                onChange={() => onToggle(item.line, true)}
+              />
+              <span>{item.text}</span>
             </li>
           ))}
           {done > 0 && (

@@ -7,7 +7,7 @@ import { engine } from '../app/state.js';
 import { type ImportSummary, uploadImport } from '../app/transfer.js';
 import { mcpConfigs } from '../model/mcpConfig.js';
 import { messageOf, useAttempt } from './Modal.js';
-import { SignOutButton } from './SignOut.js';
+import { accountText, SignOutButton } from './SignOut.js';
 
 export function SettingsPage() {
   return (
@@ -25,11 +25,7 @@ function Account() {
   return (
     <section aria-labelledby="account-heading">
       <h2 id="account-heading">Account</h2>
-      {currentUser.value && (
-        <p>
-          Signed in as {currentUser.value.displayName} ({currentUser.value.email})
-        </p>
-      )}
+      {currentUser.value && <p>Signed in as {accountText()}</p>}
       <form
         class="stack"
         onSubmit={async (event) => {

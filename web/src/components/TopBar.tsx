@@ -6,7 +6,7 @@ import type { LocalNote } from '../sync/index.js';
 import { IconButton } from './IconButton.js';
 import { memo } from './memo.js';
 import { NoteActions } from './NoteActions.js';
-import { SignOutButton } from './SignOut.js';
+import { AccountMenu } from './SignOut.js';
 import { SyncIndicator } from './SyncIndicator.js';
 
 interface Props {
@@ -58,7 +58,7 @@ export const TopBar = memo(function TopBar({ onMenu, selected }: Props) {
       <IconButton label={layout.value === 'grid' ? 'List view' : 'Grid view'} onClick={toggleLayout}>
         {layout.value === 'grid' ? <LayoutList size={20} /> : <LayoutGrid size={20} />}
       </IconButton>
-      <SignOutButton icon />
+      <AccountMenu />
     </header>
   );
 });
