@@ -63,11 +63,12 @@ describe('as good as Keep in the hand', { skip }, () => {
     await create({ title: 'Essay', content: ESSAY });
     await create({ title: 'Short', content: 'Two words' });
     for (const title of ['Left', 'Middle', 'Right']) await create({ title, content: `${title} note` });
+    await create({ title: 'Große Straße', content: 'Walk there #travel' });
     for (const title of ['Old', 'Older']) {
       const note = await create({ title, content: 'gone soon' });
       await owner.patch(`/api/notes/${note.id}`, { trashed: true });
     }
-    desktop = await signedInContext(browser, owner);
+    desktop = await signedInContext(browser, owner, { permissions: ['clipboard-read', 'clipboard-write'] });
     phone = await signedInContext(browser, owner, PHONE);
     page = await desktop.newPage();
     phonePage = await phone.newPage();
@@ -285,6 +286,58 @@ describe('as good as Keep in the hand', { skip }, () => {
     await eventually(async () => assert.equal((await focusedElement(page)).tag, 'ARTICLE'));
     await page.keyboard.press('Control+z');
     await card(page, 'Right').waitFor();
+  });
+
+  it('14. Make a copy opens a copy of the open note; Copy to clipboard copies its text', async () => {
+    await card(page, 'Short').click();
+    const editor = page.getByRole('dialog', { name: 'Short' });
+    await editor.getByRole('textbox', { name: 'Note' }).fill('Two words, then three');
+    await editor.getByRole('button', { name: 'Copy to clipboard' }).click();
+    await page.getByText('Copied to clipboard').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'Short\n\nTwo words, then three');
+    await editor.getByRole('button', { name: 'Make a copy' }).click();
+    await page.getByText('Copy made').waitFor();
+    await eventually(async () => {
+      const shorts = (await serverNotes()).filter((note) => note.title === 'Short');
+      assert.deepEqual(
+        shorts.map((note) => note.content),
+        ['Two words, then three', 'Two words, then three'],
+      );
+    });
+    // The copy is the open note now: editing it leaves the original alone.
+    await editor.getByRole('textbox', { name: 'Note' }).fill('Only the copy');
+    await editor.getByRole('button', { name: 'Close' }).click();
+    await eventually(async () => {
+      const shorts = (await serverNotes()).filter((note) => note.title === 'Short');
+      assert.deepEqual(shorts.map((note) => note.content).sort(), ['Only the copy', 'Two words, then three']);
+    });
+  });
+
+  it('15. search folds ß/ss; its filters (types, labels, colours) show when the empty box is focused', async () => {
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    await search.focus();
+    const filters = page.getByRole('group', { name: 'Filters' });
+    for (const name of ['Lists', 'Images', 'travel', 'Coral notes'])
+      await filters.getByRole('button', { name, exact: true }).waitFor();
+    await filters.getByRole('button', { name: 'travel', exact: true }).click();
+    await eventually(async () => assert.equal(await page.getByRole('article').count(), 1));
+    await card(page, 'Große Straße').waitFor();
+    await filters.getByRole('button', { name: 'travel', exact: true }).click();
+    await search.fill('grosse strasse');
+    await eventually(async () => assert.equal(await page.getByRole('article').count(), 1));
+    await card(page, 'Große Straße').waitFor();
+    await search.press('Escape');
+    await filters.waitFor({ state: 'detached' });
+    await search.focus();
+    await filters.waitFor();
+    await page
+      .getByRole('heading', { name: 'Others' })
+      .or(page.locator('main.content'))
+      .first()
+      .click({
+        position: { x: 5, y: 5 },
+      });
+    await filters.waitFor({ state: 'detached' });
   });
 
   it('2. with changes waiting, Sign out says so and can wait for them to be saved', async () => {

@@ -172,6 +172,14 @@ describe('search', () => {
     assert.deepEqual(find('porto milk'), []);
   });
 
+  it('folds ß/ss, æ/ae, œ/oe, ø/o like accents (issue 30 item 15), both ways', () => {
+    const street = note({ title: 'Große Straße', content: 'Æble, Œuvre, Øresund' });
+    const found = (query: string) => noteMatcher(query, {})(street);
+    for (const query of ['grosse strasse', 'GROẞE', 'straße', 'aeble', 'oeuvre', 'oresund', 'ØRESUND'])
+      assert.ok(found(query), query);
+    assert.ok(!found('strase'));
+  });
+
   it('filters by lists, color and label', () => {
     assert.deepEqual(find('', { lists: true }), ['Groceries']);
     assert.deepEqual(find('', { color: 'coral' }), ['Trip']);
@@ -180,7 +188,20 @@ describe('search', () => {
   });
 
   it('as you type, finds what a search over every note finds, typed forward, back or anew', () => {
-    const word = fc.constantFrom('trip', 'Lisbon', 'crème', 'porto', 'PO', 'é', 'list', '#travel', ' ');
+    const word = fc.constantFrom(
+      'trip',
+      'Lisbon',
+      'crème',
+      'porto',
+      'PO',
+      'é',
+      'list',
+      '#travel',
+      ' ',
+      'ß',
+      'ss',
+      'æ',
+    );
     fc.assert(
       fc.property(
         fc.array(

@@ -95,6 +95,32 @@ export function createNote(fields: NoteFields): Promise<LocalNote> {
   return current().create({ ...fields, sortOrder: sortOrderOnTop(current().notes().values()) });
 }
 
+/**
+ * "Make a copy" (issue 30 item 14): a new note on top with the text, colour and list mode, opened
+ * in place of the original. Images stay with the original (attachments are the server's files).
+ */
+export async function makeCopy(note: LocalNote, text: Pick<LocalNote, 'title' | 'content'>): Promise<void> {
+  const copy = await createNote({
+    title: text.title,
+    content: text.content,
+    color: note.color,
+    checklistMode: note.checklistMode,
+  });
+  editing.value = copy.id;
+  showSnackbar(note.attachments.length > 0 ? 'Copy made, without the images' : 'Copy made');
+}
+
+/** "Copy to clipboard": the title, a blank line and the text, as plain text (and Markdown). */
+export async function copyToClipboard(text: Pick<LocalNote, 'title' | 'content'>): Promise<void> {
+  const whole = [text.title.trim(), text.content].filter(Boolean).join('\n\n');
+  try {
+    await navigator.clipboard.writeText(whole);
+    showSnackbar('Copied to clipboard');
+  } catch {
+    showSnackbar('This browser did not allow copying (it needs HTTPS or localhost)');
+  }
+}
+
 export function isEmptyNote(note: Pick<LocalNote, 'title' | 'content'>): boolean {
   return note.title.trim() === '' && note.content.trim() === '';
 }

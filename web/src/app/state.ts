@@ -111,6 +111,8 @@ addEventListener('popstate', () => {
 // ---- On screen ----
 
 export const query = signal('');
+/** The search box was focused: its filters show even while it is empty (until a click elsewhere). */
+export const searchOpen = signal(false);
 export const filters = signal<SearchFilters>({});
 export const selection = signal<ReadonlySet<string>>(new Set());
 /** The note open in the editor. */

@@ -6,7 +6,7 @@ import { handleLaunch } from '../app/launch.js';
 import { learnPeopleOfSharedNotes } from '../app/people.js';
 import { authenticate, boot, screen } from '../app/session.js';
 import { installShortcuts } from '../app/shortcuts.js';
-import { filters, pathOf, query, route, selection, sortedNotes } from '../app/state.js';
+import { filters, pathOf, query, route, searchOpen, selection, sortedNotes } from '../app/state.js';
 import { isSearching, notesOfView } from '../app/views.js';
 import { prepareSearch } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
@@ -81,7 +81,17 @@ function NotesApp() {
   // On a phone the menu covers the notes: choosing a view closes it.
   useEffect(() => {
     menuOpen.value = false;
+    searchOpen.value = false;
   }, [route.value]);
+  // The empty search's filters close on a click anywhere but the search box and the filters.
+  useEffect(() => {
+    if (!searchOpen.value) return;
+    const close = (event: Event) => {
+      if (!(event.target as Element).closest?.('.search, .filters')) searchOpen.value = false;
+    };
+    document.addEventListener('pointerdown', close);
+    return () => document.removeEventListener('pointerdown', close);
+  }, [searchOpen.value]);
 
   const view = route.value.view;
   const searching = isSearching(query.value, filters.value);
@@ -114,7 +124,7 @@ function NotesApp() {
           )}
           {view === 'settings' && <SettingsPage />}
           {view === 'admin' && <AdminPage />}
-          {searching && <SearchFilters />}
+          {(searching || searchOpen.value) && <SearchFilters />}
           {(view === 'notes' || view === 'label') && !searching && <Composer />}
           {view === 'trash' && !searching && (
             <div class="trash-bar">

@@ -1,7 +1,7 @@
 import { useSignal } from '@preact/signals';
-import { History, Link, Tag, Users } from 'lucide-preact';
+import { ClipboardCopy, Copy, History, Link, Tag, Users } from 'lucide-preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
-import { isEmptyNote, setPinned, updateNotes } from '../app/actions.js';
+import { copyToClipboard, isEmptyNote, makeCopy, setPinned, updateNotes } from '../app/actions.js';
 import { addImages } from '../app/media.js';
 import { isMine, isShared, refreshPeople } from '../app/people.js';
 import { editing, engine, noteById, setEditorClose } from '../app/state.js';
@@ -188,6 +188,21 @@ function EditorDialog({ note }: { note: LocalNote }) {
             <AddImageButton onFiles={addFiles} />
             <IconButton label="Version history" onClick={() => (historyOf.value = note.id)}>
               <History size={18} />
+            </IconButton>
+            <IconButton
+              label="Make a copy"
+              onClick={() => {
+                save();
+                void makeCopy(note, { title: title.value, content: content.value });
+              }}
+            >
+              <Copy size={18} />
+            </IconButton>
+            <IconButton
+              label="Copy to clipboard"
+              onClick={() => void copyToClipboard({ title: title.value, content: content.value })}
+            >
+              <ClipboardCopy size={18} />
             </IconButton>
           </>
         )}
