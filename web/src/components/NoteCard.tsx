@@ -7,6 +7,7 @@ import { setPinned, toggleSelected, updateNotes } from '../app/actions.js';
 import { whenIdle } from '../app/idle.js';
 import { editing, focused, selection } from '../app/state.js';
 import { setItemChecked } from '../model/checklist.js';
+import { displayTitle } from '../model/conflicts.js';
 import type { LocalNote } from '../sync/index.js';
 import { ConflictBadge } from './Conflicts.js';
 import { IconButton } from './IconButton.js';
@@ -100,7 +101,7 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
       </div>
       <NoteImages note={note} />
       <ConflictBadge note={note} />
-      {note.title && <h3 class="card-title">{note.title}</h3>}
+      {note.title && <h3 class="card-title">{displayTitle(note.title)}</h3>}
       <NoteText
         note={note}
         onToggle={(line, checked) =>

@@ -1,5 +1,6 @@
 import { layout } from '../app/state.js';
 import { checklistItems } from '../model/checklist.js';
+import { displayTitle } from '../model/conflicts.js';
 import { isTagsOnlyLine, labelsOf } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
 
@@ -71,5 +72,5 @@ export function noteName(note: Pick<LocalNote, 'title' | 'content'>): string {
     .split('\n')
     .map((line) => line.replace(/^\s*[-*+]\s+\[[ xX]\]\s?/, '').trim())
     .find((line) => line !== '');
-  return (note.title.trim() || firstLine || 'Empty note').slice(0, 120);
+  return (displayTitle(note.title.trim()) || firstLine || 'Empty note').slice(0, 120);
 }

@@ -122,12 +122,17 @@ function MovingInAndOut() {
   );
 }
 
+/** "1 image", "2 images". */
+function counted(count: number, thing: string): string {
+  return `${count} ${thing}${count === 1 ? '' : 's'}`;
+}
+
 function ImportResult({ summary }: { summary: ImportSummary }) {
   return (
     <div role="status" class="import-summary">
       <p>
-        Imported {summary.imported} notes with {summary.attachments} images; {summary.alreadyThere} were
-        already there.
+        Imported {counted(summary.imported, 'note')} with {counted(summary.attachments, 'image')};{' '}
+        {summary.alreadyThere} {summary.alreadyThere === 1 ? 'was' : 'were'} already there.
       </p>
       {summary.unreadable.length > 0 && (
         <details open>
