@@ -338,7 +338,7 @@ describe('moving in and out', { skip }, () => {
     const summary = page.locator('.import-summary');
     await summary.waitFor({ timeout: 120_000 });
     const text = await summary.textContent();
-    assert.match(text ?? '', new RegExp(`Imported ${fixture.expected.length} notes with 1 images`));
+    assert.match(text ?? '', new RegExp(`Imported ${fixture.expected.length} notes with 1 image;`));
     assert.match(text ?? '', new RegExp(`Skipped \\(${fixture.skipped}\\)`));
     assert.match(text ?? '', /9f8e7d\.3gp/);
     assert.match(text ?? '', /Broken\.json/);
