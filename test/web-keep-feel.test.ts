@@ -34,6 +34,17 @@ const card = (page: Page, name: string) => page.getByRole('article', { name, exa
 const screenshot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(os.tmpdir(), `web-keep-feel-${name}.png`) });
 
+/** A long press by touch, through Chromium's touch input (what a finger sends). */
+async function longPress(page: Page, target: ReturnType<Page['locator']>): Promise<void> {
+  const box = (await target.boundingBox())!;
+  const point = { x: box.x + box.width / 2, y: box.y + Math.min(24, box.height / 2) };
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [point] });
+  await page.waitForTimeout(800);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
 /** The accessible name and tag of the focused element ("BODY" when focus fell to the page). */
 const focusedElement = (page: Page) =>
   page.evaluate(() => {
@@ -85,7 +96,11 @@ describe('as good as Keep in the hand', { skip }, () => {
   it('1. Delete forever and Empty trash ask first; Cancel keeps the notes', async () => {
     await phonePage.getByRole('button', { name: 'Main menu' }).tap();
     await phonePage.getByRole('link', { name: 'Trash' }).tap();
-    await card(phonePage, 'Old').getByRole('button', { name: 'Delete forever' }).tap();
+    // By touch the cards have no buttons: a long press selects, the top bar acts (item 7).
+    const topBar = phonePage.getByRole('banner');
+    await longPress(phonePage, card(phonePage, 'Old'));
+    await topBar.getByText('1 selected').waitFor();
+    await topBar.getByRole('button', { name: 'Delete forever' }).tap();
     const ask = phonePage.getByRole('alertdialog', { name: 'Delete note forever?' });
     await ask.waitFor();
     await screenshot(phonePage, 'delete-forever-390');
@@ -93,7 +108,7 @@ describe('as good as Keep in the hand', { skip }, () => {
     await card(phonePage, 'Old').waitFor();
     assert.equal((await serverNotes('trashed')).length, 2);
 
-    await card(phonePage, 'Old').getByRole('button', { name: 'Delete forever' }).tap();
+    await topBar.getByRole('button', { name: 'Delete forever' }).tap();
     await ask.getByRole('button', { name: 'Delete forever' }).tap();
     await eventually(async () => assert.equal(await card(phonePage, 'Old').count(), 0));
     await eventually(async () =>
@@ -114,6 +129,31 @@ describe('as good as Keep in the hand', { skip }, () => {
     await phonePage.getByRole('button', { name: 'Main menu' }).tap();
     await phonePage.getByRole('link', { name: 'Notes' }).tap();
     await card(phonePage, 'Groceries').waitFor();
+  });
+
+  it('7. by touch, cards show no buttons; the open note and a long-press selection have them', async () => {
+    const left = card(phonePage, 'Left');
+    await left.waitFor();
+    for (const name of ['Select note', 'Pin', 'Background options', 'Archive', 'Delete'])
+      assert.equal(await left.getByRole('button', { name }).isVisible(), false, name);
+    await longPress(phonePage, left);
+    const topBar = phonePage.getByRole('banner');
+    await topBar.getByText('1 selected').waitFor();
+    // While selecting, a tap adds a card to the selection instead of opening it.
+    await card(phonePage, 'Right').tap();
+    await topBar.getByText('2 selected').waitFor();
+    assert.equal(await phonePage.getByRole('dialog').count(), 0);
+    await screenshot(phonePage, 'selected-390');
+    await topBar.getByRole('button', { name: 'Clear selection' }).tap();
+    await left.tap();
+    const editor = phonePage.getByRole('dialog', { name: 'Left' });
+    for (const name of ['Pin', 'Background options', 'Archive', 'Delete'])
+      assert.ok(await editor.getByRole('button', { name }).isVisible(), name);
+    await editor.getByRole('button', { name: 'Close' }).tap();
+    await editor.waitFor({ state: 'detached' });
+    // With a mouse the buttons are there (on pointing), as before.
+    await card(page, 'Left').hover();
+    assert.ok(await card(page, 'Left').getByRole('button', { name: 'Archive' }).isVisible());
   });
 
   it('2. Sign out is in the account menu, not the top bar, and asks first', async () => {
