@@ -380,6 +380,29 @@ describe('as good as Keep in the hand', { skip }, () => {
     await filters.waitFor({ state: 'detached' });
   });
 
+  it('small ones: a hashtag in the text is not repeated as a chip; a new note opens without a 404', async () => {
+    const street = card(page, 'Große Straße');
+    await street.getByText('Walk there #travel').waitFor();
+    assert.equal(await street.getByRole('list', { name: 'Labels' }).count(), 0);
+    await create({ title: 'Tagged below', content: 'Text without tags\n#travel' });
+    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await card(page, 'Tagged below').getByRole('list', { name: 'Labels' }).getByText('travel').waitFor();
+
+    const failures: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+    });
+    await page.getByRole('textbox', { name: 'Take a note…' }).click();
+    await page.getByRole('textbox', { name: 'Take a note…' }).fill('Fresh from the composer');
+    await page.getByRole('button', { name: 'Close' }).click();
+    await card(page, 'Fresh from the composer').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    await eventually(async () =>
+      assert.ok((await serverNotes()).some((note) => note.content === 'Fresh from the composer')),
+    );
+    assert.deepEqual(failures, []);
+  });
+
   it('2. with changes waiting, Sign out says so and can wait for them to be saved', async () => {
     await phone.setOffline(true);
     await phonePage.getByRole('textbox', { name: 'Take a note…' }).tap();

@@ -79,7 +79,11 @@ function EditorDialog({ note }: { note: LocalNote }) {
     title.value = note.title;
     content.value = note.content;
   }, [note.title, note.content]);
-  useEffect(() => void refreshPeople(note.id), [note.id]);
+  // A note not on the server yet has no collaborators to ask for (the server would answer 404).
+  const onServer = note.version > 0;
+  useEffect(() => {
+    if (onServer) void refreshPeople(note.id);
+  }, [note.id, onServer]);
   const shared = isShared(note);
   useEffect(() => {
     if (!shared) return;
