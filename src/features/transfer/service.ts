@@ -7,6 +7,7 @@ import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Db } from '../../db/connection.js';
 import { AppError } from '../../errors.js';
+import { PRIVATE_DIR_MODE } from '../../fileModes.js';
 import { isNoteId } from '../../shared/noteIds.js';
 import { MAX_FILE_BYTES } from '../attachments/images.js';
 import type { AttachmentsService } from '../attachments/service.js';
@@ -201,7 +202,7 @@ export function createTransferService(deps: TransferDeps) {
      */
     async importArchive(actor: Actor, receive: ReceiveArchive): Promise<ImportSummary> {
       requireWriteScope(actor);
-      await fs.mkdir(deps.uploadDir, { recursive: true });
+      await fs.mkdir(deps.uploadDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const workDir = await fs.mkdtemp(path.join(deps.uploadDir, 'import-'));
       try {
         const files = await openZip(await receive(workDir), IMPORT_LIMITS);
