@@ -62,7 +62,7 @@ import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
 import type { Metrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
-import { registerBodyDraining } from './http/requestBody.js';
+import { type LingerLimits, registerBodyDraining } from './http/requestBody.js';
 import { requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerSecurityHeaders } from './http/securityHeaders.js';
@@ -156,6 +156,8 @@ export interface BuildOptions {
   passwordCost?: ScryptCost;
   /** The built web app to serve; null serves none. Default: this checkout's dist/web, if built. */
   webRoot?: string | null;
+  /** How long a refused body is still read after its answer; only tests shorten it. */
+  linger?: LingerLimits;
 }
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -308,7 +310,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   await registerCors(app, config.corsOrigins);
-  registerBodyDraining(app);
+  registerBodyDraining(app, options.linger);
   await app.register(authPlugin, {
     auth: app.services.auth,
     publicUrl: config.publicUrl,
