@@ -46,8 +46,8 @@ describe('U+0000 in a path, a query or a JSON body', () => {
     for (const [path, methods] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         for (const parameter of operation.parameters ?? []) {
-          if (parameter.in === 'path' || parameter.in === 'query')
-            cases.push({ method, path, place: parameter });
+          const { in: where, name } = parameter;
+          if (where === 'path' || where === 'query') cases.push({ method, path, place: { in: where, name } });
         }
         if (operation.requestBody?.content['application/json'])
           cases.push({ method, path, place: { in: 'body' } });
