@@ -298,16 +298,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, auth: 'public' };
     });
-    // swagger-ui can take the document it shows from the page's query (`?url=`, `?configUrl=`):
-    // a link to these docs must never show another document under this origin. No docs route
-    // takes a query, so one is dropped by a redirect; swagger-ui is told to ignore it as well.
+    // swagger-ui can take the document it shows from the page's query (`?url=`, `?configUrl=`,
+    // with its query config on): a link to these docs must never show another document under
+    // this origin. No docs route takes a query, so one is dropped by a redirect.
     docs.addHook('onRequest', async (request, reply) => {
       const query = request.url.indexOf('?');
       if (query >= 0) return reply.redirect(request.url.slice(0, query), 302);
     });
     await docs.register(swaggerUi, {
       routePrefix: '/api/docs',
-      uiConfig: { queryConfigEnabled: false },
       staticCSP: true,
       // Its policy asks browsers to upgrade requests to https: a blank page over plain http.
       transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
