@@ -93,10 +93,6 @@ export const transferRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The whole form, not the 2 MiB of a JSON body (app.ts): larger is 413 archive_too_large.
       bodyLimit: MAX_IMPORT_BYTES + FORM_OVERHEAD_BYTES,
       config: { bodyTooLarge: tooLarge },
-      // An answer given before the whole body arrived (413, 403) closes the connection.
-      onSend: async (request, reply) => {
-        if (!request.raw.complete) reply.header('connection', 'close');
-      },
     },
     async (request) => transfer.importArchive(actorOf(request), receiveArchive(request)),
   );
