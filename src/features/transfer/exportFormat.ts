@@ -35,7 +35,7 @@ export interface ExportedNote {
   attachments: ExportedAttachment[];
 }
 
-export interface ExportFile {
+interface ExportFile {
   format: typeof EXPORT_FORMAT;
   version: number;
   exportedAt: string;

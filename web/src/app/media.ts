@@ -83,7 +83,7 @@ export async function closeMedia(): Promise<void> {
 }
 
 /** Sign-out: the queue and every cached file of this person go with the notes. */
-export async function deleteMedia(userId: string): Promise<void> {
+async function deleteMedia(userId: string): Promise<void> {
   await closeMedia();
   await deleteMediaDatabase(indexedDB, userId);
 }

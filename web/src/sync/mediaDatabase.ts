@@ -44,7 +44,7 @@ interface MediaSchema extends DBSchema {
 
 export type MediaDatabase = IDBPDatabase<MediaSchema>;
 
-const mediaDatabaseName = (userId: string) => `keepsake-media-u${userId}`;
+export const mediaDatabaseName = (userId: string) => `keepsake-media-u${userId}`;
 
 export function openMediaDatabase(factory: IDBFactory, userId: string): Promise<MediaDatabase> {
   const request = factory.open(mediaDatabaseName(userId), 1);
@@ -64,4 +64,21 @@ export function deleteMediaDatabase(factory: IDBFactory, userId: string): Promis
   return (wrap(factory.deleteDatabase(mediaDatabaseName(userId))) as unknown as Promise<unknown>).then(
     () => undefined,
   );
+}
+
+/**
+ * Another person signs in on this browser: the user's images waiting for upload stay (hidden
+ * until they sign in again), the cached files of their notes go; with nothing waiting, the
+ * database goes.
+ */
+export async function keepOnlyQueuedUploads(factory: IDBFactory, userId: string): Promise<void> {
+  const db = await openMediaDatabase(factory, userId);
+  let waiting = 0;
+  try {
+    waiting = await db.count('uploads');
+    await db.clear('blobs');
+  } finally {
+    db.close();
+  }
+  if (waiting === 0) await deleteMediaDatabase(factory, userId);
 }
