@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { errors } from '../../errors.js';
+import { addOwnFormats } from '../../http/validation.js';
 import { extractHashtags, MAX_TAG_LENGTH } from '../../shared/hashtags.js';
 import { checklistItems } from '../notes/contentEdits.js';
 import type { NoteFields } from '../notes/fields.js';
@@ -84,7 +85,9 @@ export function readItems(files: SourceFiles, format: SourceFormat): AsyncIterab
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const checkNoteInput = addFormats(new Ajv({ strict: false, allErrors: false })).compile(NoteInput);
+const checkNoteInput = addOwnFormats(addFormats(new Ajv({ strict: false, allErrors: false }))).compile(
+  NoteInput,
+);
 
 /** The same limits as a REST create (D-ERR-5): null when the values pass, else why not. */
 export function problemWith(values: Partial<NoteFields>): string | null {
