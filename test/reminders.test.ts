@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { CLAIM_LIMIT } from '../src/features/reminders/scheduler.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
+import { onPostgres } from './helpers/postgres.js';
 import { type PushService, startPushService } from './helpers/pushService.js';
-import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
+import {
+  ManualClock,
+  startServer,
+  type TestServer,
+  tempDataDir,
+  useOwner,
+  useServer,
+} from './helpers/server.js';
 import { pullAll, push, share } from './helpers/sync.js';
 
 const MINUTE = 60_000;
@@ -435,6 +444,38 @@ describe('the scheduler across a restart', () => {
       assert.equal(pushService.received.length, 1);
     } finally {
       await server.close();
+      await pushService.close();
+    }
+  });
+});
+
+describe('two servers on one PostgreSQL database', { skip: !onPostgres && 'needs TEST_DATABASE_URL' }, () => {
+  it('ring each reminder once, whichever claims it', async () => {
+    const pushService = await startPushService();
+    const clock = new ManualClock(Date.UTC(2026, 8, 1, 12));
+    const dataDir = tempDataDir();
+    const servers: TestServer[] = [];
+    try {
+      for (let i = 0; i < 2; i++) servers.push(await startServer({ dataDir, clock, env: PRIVATE_PUSH }));
+      const owner = await setupOwner(servers[0]!);
+      await subscribe(owner, pushService);
+      const at = iso(clock.now() + MINUTE);
+      const ids = new Set<string>();
+      // More than one tick's claim (CLAIM_LIMIT), so both servers have work in the same ticks.
+      const count = CLAIM_LIMIT + 50;
+      for (let n = 0; n < count; n++) {
+        ids.add(
+          (await owner.post('/api/notes', { title: `r${n}`, reminder: { at, repeat: 'daily' } })).body.id,
+        );
+      }
+      clock.advance(MINUTE);
+      await pushService.waitFor(count, 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const rung = pushService.received.map((p) => p.payload.noteId as string);
+      assert.equal(rung.length, count, 'each once');
+      assert.deepEqual(new Set(rung), ids);
+    } finally {
+      for (const [i, server] of servers.entries()) await server.close({ keepData: i < servers.length - 1 });
       await pushService.close();
     }
   });
