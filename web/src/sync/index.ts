@@ -10,6 +10,7 @@ export type {
   LocalNote,
   NoteColor,
   NoteFields,
+  NoteReminder,
   ServerAttachment,
   ServerNote,
   SyncEngine,

@@ -32,6 +32,17 @@ export interface ServerAttachment {
   createdAt: string;
 }
 
+/**
+ * The signed-in user's own reminder on a note (docs/reminders.md). `nextAt` is the server's; a
+ * reminder set on this device and not pulled yet has none.
+ */
+export interface NoteReminder {
+  at: string;
+  repeat: 'none' | 'daily' | 'weekly' | 'monthly' | 'yearly';
+  timeZone: string;
+  nextAt?: string | null;
+}
+
 /** The API's Note, as GET /api/sync returns it (src/features/notes/schemas.ts `Note`). */
 export interface ServerNote {
   id: string;
@@ -51,6 +62,7 @@ export interface ServerNote {
   version: number;
   tags: string[];
   attachments: ServerAttachment[];
+  reminder: NoteReminder | null;
 }
 
 /** What the UI shows: the server copy with this device's unacknowledged changes applied. */
@@ -61,7 +73,15 @@ export interface LocalNote extends ServerNote {
 export type NoteFields = Partial<
   Pick<
     ServerNote,
-    'title' | 'content' | 'color' | 'pinned' | 'archived' | 'trashed' | 'checklistMode' | 'sortOrder'
+    | 'title'
+    | 'content'
+    | 'color'
+    | 'pinned'
+    | 'archived'
+    | 'trashed'
+    | 'checklistMode'
+    | 'sortOrder'
+    | 'reminder'
   >
 >;
 
