@@ -14,7 +14,7 @@ self.addEventListener('push', (event) => {
   } catch {
     message = null;
   }
-  if (!message || message.type !== 'reminder') return;
+  if (message?.type !== 'reminder') return;
   event.waitUntil(
     self.registration.showNotification(message.title || 'Reminder', {
       body: 'Reminder',
