@@ -10,18 +10,18 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Redis } from 'ioredis';
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
-import { type DatabaseOptions, type Db, type OpenDatabase, openDatabase } from './db/connection.js';
+import { type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
 import { openPostgres } from './db/postgres.js';
 import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
+import type { DatabaseOptions, Db } from './db/types.js';
 import { errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
 import { createAttachmentsService } from './features/attachments/service.js';
-import { attachmentStorageFor } from './features/attachments/storage.js';
-import { createPasswordHasher, type ScryptCost } from './features/auth/passwords.js';
+import { attachmentStorageFor } from './features/attachments/storageFor.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';
 import { collaboratorRoutes } from './features/collaborators/routes.js';
@@ -31,15 +31,11 @@ import { healthRoutes } from './features/health/routes.js';
 import { createHealthService } from './features/health/service.js';
 import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
-import { createNoteJsonCache } from './features/notes/presenter.js';
 import { noteRoutes } from './features/notes/routes.js';
-import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
-import { newestUpdate } from './features/notes/store.js';
 import { createPushSender } from './features/reminders/push.js';
 import { reminderRoutes } from './features/reminders/routes.js';
 import { createReminderScheduler } from './features/reminders/scheduler.js';
-import { Reminder } from './features/reminders/schemas.js';
 import { createRemindersService, reminderFields } from './features/reminders/service.js';
 import { revisionRoutes } from './features/revisions/routes.js';
 import { NoteRevision } from './features/revisions/schemas.js';
@@ -56,6 +52,7 @@ import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { transferRoutes } from './features/transfer/routes.js';
 import { createTransferService } from './features/transfer/service.js';
+import { createPasswordHasher, type ScryptCost } from './features/users/passwords.js';
 import { userRoutes } from './features/users/routes.js';
 import { UserProfile, UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
@@ -68,7 +65,7 @@ import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
 import type { Metrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
-import { registerBodyDraining } from './http/requestBody.js';
+import { type LingerLimits, registerBodyDraining } from './http/requestBody.js';
 import { requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerSecurityHeaders } from './http/securityHeaders.js';
@@ -76,6 +73,10 @@ import { buildCachedSerializers } from './http/serialization.js';
 import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
+import { createNoteJsonCache } from './model/noteAnswers.js';
+import { newestUpdate } from './model/notes.js';
+import { Attachment, Note } from './shared/api/notes.js';
+import { Reminder } from './shared/api/reminders.js';
 import { APP_VERSION } from './version.js';
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
@@ -107,7 +108,7 @@ export function buildServices(deps: {
     quota: deps.quota,
     log: deps.log,
   });
-  // One cache of note answers for the lists and the search results (presenter.ts).
+  // One cache of note answers for the lists and the search results (model/noteAnswers.ts).
   const noteJson = createNoteJsonCache();
   const notes = createNotesService({
     db: deps.db,
@@ -187,6 +188,8 @@ export interface BuildOptions {
   passwordCost?: ScryptCost;
   /** The built web app to serve; null serves none. Default: this checkout's dist/web, if built. */
   webRoot?: string | null;
+  /** How long a refused body is still read after its answer; only tests shorten it. */
+  linger?: LingerLimits;
 }
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -330,6 +333,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, auth: 'public' };
     });
+    // swagger-ui can take the document it shows from the page's query (`?url=`, `?configUrl=`,
+    // with its query config on): a link to these docs must never show another document under
+    // this origin. No docs route takes a query, so one is dropped by a redirect.
+    docs.addHook('onRequest', async (request, reply) => {
+      const query = request.url.indexOf('?');
+      if (query >= 0) return reply.redirect(request.url.slice(0, query), 302);
+    });
     await docs.register(swaggerUi, {
       routePrefix: '/api/docs',
       staticCSP: true,
@@ -342,9 +352,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   await registerCors(app, config.corsOrigins);
-  registerBodyDraining(app);
+  registerBodyDraining(app, options.linger);
   await app.register(authPlugin, {
-    auth: app.services.auth,
+    resolveSession: app.services.auth.resolveSession,
     publicUrl: config.publicUrl,
     bearer: app.services.apiKeys.authenticate,
   });

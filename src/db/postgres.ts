@@ -11,10 +11,11 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
-import type { DatabaseOptions, OpenDatabase } from './connection.js';
+import type { OpenDatabase } from './connection.js';
 import { migrate } from './connection.js';
 import { useEngine } from './dialect.js';
 import type { Database } from './schema.js';
+import type { DatabaseOptions } from './types.js';
 
 /**
  * The advisory lock every write transaction holds (docs/decisions/0015-postgresql.md): writes

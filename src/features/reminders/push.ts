@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import webPush from 'web-push';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import type { Logger } from '../../logger.js';
 import { endpointUrl, pushLookup, RefusedEndpoint } from './endpoints.js';
 import type { ReminderPush } from './schemas.js';

@@ -7,8 +7,9 @@
  */
 import { DateTime, type DurationLikeObject, IANAZone } from 'luxon';
 
-export const REPEATS = ['none', 'daily', 'weekly', 'monthly', 'yearly'] as const;
-export type Repeat = (typeof REPEATS)[number];
+import type { Repeat } from '../../shared/api/reminders.js';
+
+export { REPEATS, type Repeat } from '../../shared/api/reminders.js';
 
 export interface Schedule {
   /** Unix ms of the first occurrence. */

@@ -14,8 +14,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { iso } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
 import { writeTransaction } from '../../db/groupCommit.js';
+import type { Db } from '../../db/types.js';
 import type { Logger } from '../../logger.js';
 import type { PushSender } from './push.js';
 import { occurrenceFrom, type Repeat } from './recurrence.js';

@@ -1,45 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { REPEATS, type Repeat } from './recurrence.js';
+import { REPEATS, Reminder, ReminderInput, type Repeat, RepeatSchema } from '../../shared/api/reminders.js';
 
-export { REPEATS, type Repeat };
-
-const RepeatSchema = Type.Unsafe<Repeat>({
-  type: 'string',
-  enum: [...REPEATS],
-  description: 'Rings again every day, week, month or year at the same local time; `none` rings once',
-});
-
-/** An IANA time zone name; the `time-zone` format is checked by http/validation.ts. */
-const TimeZone = Type.String({
-  format: 'time-zone',
-  maxLength: 64,
-  description: 'IANA time zone, e.g. `Europe/Berlin`; repeats keep the local time there',
-});
-
-/** What a NoteInput's `reminder` sets: null removes the caller's reminder. */
-export const ReminderInput = Type.Object(
-  {
-    at: Type.String({ format: 'date-time', description: 'When it first rings' }),
-    repeat: Type.Optional(RepeatSchema),
-    timeZone: Type.Optional(TimeZone),
-  },
-  { title: 'ReminderInput' },
-);
-export type ReminderInput = Static<typeof ReminderInput>;
-
-/** The caller's own reminder on a note (Note.reminder): nobody else sees it. */
-export const Reminder = Type.Object(
-  {
-    at: Type.String({ format: 'date-time' }),
-    repeat: RepeatSchema,
-    timeZone: Type.String(),
-    nextAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: 'When it rings next; null once a one-off reminder has rung',
-    }),
-  },
-  { $id: 'Reminder', title: 'Reminder' },
-);
-export type Reminder = Static<typeof Reminder>;
+export { REPEATS, Reminder, ReminderInput, type Repeat };
 
 export const ListedReminder = Type.Object({
   noteId: Type.String({ format: 'uuid' }),

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
 import type { RemindersTable } from '../../db/schema.js';
-import { visibleTo } from '../notes/visibility.js';
+import type { Db } from '../../db/types.js';
+import { visibleTo } from '../../model/visibility.js';
 
 export type ReminderRow = RemindersTable;
 

@@ -4,9 +4,9 @@
  * service asks through this interface, so notes import nothing from reminders. How they join
  * the shared, cached answers: docs/decisions/0034-per-user-fields-in-cached-answers.md.
  */
-import type { Db } from '../../db/connection.js';
-import type { Reminder } from '../reminders/schemas.js';
-import type { NoteInput } from './schemas.js';
+import type { Db } from '../db/types.js';
+import type { NoteInput } from '../shared/api/notes.js';
+import type { Reminder } from '../shared/api/reminders.js';
 
 export interface PersonalFields {
   /** Stores what `input` sets of them for the user, inside the note's write transaction. */
