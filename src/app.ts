@@ -33,6 +33,10 @@ import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
 import { noteRoutes } from './features/notes/routes.js';
 import { createNotesService } from './features/notes/service.js';
+import { createPushSender } from './features/reminders/push.js';
+import { reminderRoutes } from './features/reminders/routes.js';
+import { createReminderScheduler } from './features/reminders/scheduler.js';
+import { createRemindersService, reminderFields } from './features/reminders/service.js';
 import { revisionRoutes } from './features/revisions/routes.js';
 import { NoteRevision } from './features/revisions/schemas.js';
 import { createRevisionsService } from './features/revisions/service.js';
@@ -72,6 +76,7 @@ import type { Logger } from './logger.js';
 import { createNoteJsonCache } from './model/noteAnswers.js';
 import { newestUpdate } from './model/notes.js';
 import { Attachment, Note } from './shared/api/notes.js';
+import { Reminder } from './shared/api/reminders.js';
 import { APP_VERSION } from './version.js';
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
@@ -111,6 +116,15 @@ export function buildServices(deps: {
     trashRetentionDays: deps.config.trashRetentionDays,
     notesDeleted: [attachments.deleteFilesOf],
     noteJson,
+    personal: reminderFields,
+  });
+  const push = createPushSender({
+    db: deps.db,
+    log: deps.log,
+    allowPrivateEndpoints: deps.config.pushAllowPrivateEndpoints,
+    subject:
+      deps.config.vapidSubject ??
+      (deps.config.publicUrl?.startsWith('https:') ? deps.config.publicUrl : 'mailto:admin@localhost'),
   });
   return {
     health: createHealthService({
@@ -125,12 +139,19 @@ export function buildServices(deps: {
     revisions: createRevisionsService(deps),
     attachments,
     collaborators: createCollaboratorsService(deps),
-    search: createSearchService({ ...deps, noteJson }),
+    search: createSearchService({ ...deps, noteJson, readers: notes }),
     tags: createTagsService(deps),
     sharing: createSharingService(deps),
     apiKeys: createApiKeysService(deps),
     mcpSessions: createMcpSessionsService(deps),
-    sync: createSyncService({ db: deps.db, clock: deps.clock, notes }),
+    sync: createSyncService({ db: deps.db, clock: deps.clock, notes, personal: reminderFields }),
+    reminders: createRemindersService({
+      db: deps.db,
+      clock: deps.clock,
+      allowPrivateEndpoints: deps.config.pushAllowPrivateEndpoints,
+    }),
+    push,
+    reminderScheduler: createReminderScheduler({ db: deps.db, clock: deps.clock, log: deps.log, push }),
     transfer: createTransferService({
       db: deps.db,
       notes,
@@ -270,6 +291,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ErrorBody,
     Success,
     Attachment,
+    Reminder,
     Note,
     NoteRevision,
     UserProfile,
@@ -354,9 +376,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
   await app.register(transferRoutes);
+  await app.register(reminderRoutes);
   await registerWebApp(app, webBundle);
 
   startMaintenance(app, database);
+  startReminders(app);
   return app;
 }
 
@@ -424,6 +448,16 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
 function sharedRateLimitStore(database: OpenDatabase, redis: Redis | undefined) {
   if (redis) return { store: redisRateLimitStore(redis) };
   return database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {};
+}
+
+/** The reminder scheduler, from when the server is ready (catch-up first) until it closes. */
+function startReminders(app: FastifyInstance): void {
+  let stop: (() => Promise<void>) | undefined;
+  app.addHook('onReady', async () => {
+    stop = app.services.reminderScheduler.start();
+  });
+  // Before the database closes (onClose), so no tick runs on a closed one.
+  app.addHook('preClose', async () => stop?.());
 }
 
 /**

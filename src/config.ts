@@ -42,6 +42,10 @@ export interface Config {
   maxImagePixels: number;
   /** Bytes of notes text and attachments each user may own; null: no quota (413 quota_exceeded). */
   storageQuotaBytes: number | null;
+  /** Push subscriptions may name http: and private-network endpoints (tests, LAN push servers). */
+  pushAllowPrivateEndpoints: boolean;
+  /** The VAPID contact push services see (RFC 8292 `sub`); null: PUBLIC_URL when https. */
+  vapidSubject: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -186,6 +190,25 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
     parse: (raw, name) => {
       const mebibytes = integer(name, raw, 0, 1_000_000_000);
       return mebibytes === 0 ? null : mebibytes * 1024 * 1024;
+    },
+  },
+  pushAllowPrivateEndpoints: {
+    name: 'PUSH_ALLOW_PRIVATE_ENDPOINTS',
+    description:
+      'Send reminder pushes to `http:` and private-network push endpoints too (tests, a push server on your LAN); by default only `https:` on public addresses (docs/reminders.md)',
+    fallback: 'false',
+    parse: (raw, name) => oneOf(name, raw, ['true', 'false']) === 'true',
+  },
+  vapidSubject: {
+    name: 'VAPID_SUBJECT',
+    description:
+      'Contact for push services, `mailto:admin@example.com` or an `https:` URL (Web Push VAPID `sub`)',
+    fallback: null,
+    fallbackText: '`PUBLIC_URL` if https, else `mailto:admin@localhost`',
+    parse: (raw, name) => {
+      if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(raw))
+        throw new ConfigError(`${name} must be a mailto: address or an https: URL, got "${raw}"`);
+      return raw;
     },
   },
 };

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   collaborator_not_found: [404, 'The user is not a collaborator of the note'],
   checklist_item_not_found: [404, 'MCP `set_checklist_item`: no such checklist item'],
   share_not_found: [404, 'The public link does not exist or was revoked'],
+  feed_not_found: [404, 'The reminders calendar feed does not exist or was replaced'],
   oauth_not_supported: [404, 'MCP clients: there is no OAuth here; send an API key (docs/mcp.md)'],
   method_not_allowed: [405, 'The endpoint does not take this method'],
   request_timeout: [
@@ -172,6 +173,7 @@ export const errors = {
   checklistItemNotFound: (message: string) => new AppError('checklist_item_not_found', message),
   shareNotFound: () =>
     new AppError('share_not_found', 'This shared note does not exist or is no longer shared'),
+  feedNotFound: () => new AppError('feed_not_found', 'No such calendar feed'),
   noteExists: () => new AppError('note_exists', 'A note with this id already exists'),
   emailTaken: () => new AppError('email_taken', 'Another user already has this email'),
   alreadyCollaborator: () => new AppError('already_collaborator', 'This user is already a collaborator'),

@@ -44,6 +44,8 @@ describe('configuration (D-OPS-1)', () => {
       CORS_ORIGINS: ' https://App.example.com/, http://localhost:80 ,chrome-extension://abcdefgh,',
       MAX_IMAGE_PIXELS: '1000000',
       STORAGE_QUOTA_MB: '512',
+      PUSH_ALLOW_PRIVATE_ENDPOINTS: 'TRUE',
+      VAPID_SUBJECT: 'mailto:admin@example.com',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -64,6 +66,8 @@ describe('configuration (D-OPS-1)', () => {
       corsOrigins: ['https://app.example.com', 'http://localhost', 'chrome-extension://abcdefgh'],
       maxImagePixels: 1_000_000,
       storageQuotaBytes: 512 * 1024 * 1024,
+      pushAllowPrivateEndpoints: true,
+      vapidSubject: 'mailto:admin@example.com',
     });
     assert.equal(loadConfig({ STORAGE_QUOTA_MB: '0' }).storageQuotaBytes, null);
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
@@ -98,6 +102,9 @@ describe('configuration (D-OPS-1)', () => {
       { DATABASE_URL: 'notes@db/notes' },
       { REDIS_URL: 'postgres://db/notes' },
       { REDIS_URL: 'cache:6379' },
+      { PUSH_ALLOW_PRIVATE_ENDPOINTS: 'yes' },
+      { VAPID_SUBJECT: 'admin@example.com' },
+      { VAPID_SUBJECT: 'http://notes.example.com' },
     ];
     for (const env of bad) {
       const [name] = Object.keys(env);

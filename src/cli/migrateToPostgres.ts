@@ -39,6 +39,11 @@ const TABLES: [keyof Database, string[]][] = [
   ['note_revisions', ['note_id', 'version']],
   ['attachments', ['id']],
   ['share_links', ['note_id']],
+  ['reminders', ['note_id', 'user_id']],
+  ['reminder_rings', ['id']],
+  ['push_subscriptions', ['endpoint']],
+  ['server_keys', ['name']],
+  ['reminder_feeds', ['user_id']],
 ];
 const DERIVED: [keyof Database, string[]] = ['storage_usage', ['user_id']];
 /** Identity columns whose sequences must continue after the copied ids. */
