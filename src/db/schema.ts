@@ -165,6 +165,23 @@ export interface RateLimitsTable {
   window_ends: number;
 }
 
+/** Which provider account signs in as which user (single sign-on, decision 0036). */
+export interface UserIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: number;
+  created_at: number;
+}
+
+/** A sign-on under way: what the callback checks, found by the SHA-256 (hex) of its state. */
+export interface OidcLoginsTable {
+  state_hash: string;
+  code_verifier: string;
+  nonce: string;
+  return_to: string;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -184,4 +201,6 @@ export interface Database {
   rate_limits: RateLimitsTable;
   attachment_objects: AttachmentObjectsTable;
   attachment_chunks: AttachmentChunksTable;
+  user_identities: UserIdentitiesTable;
+  oidc_logins: OidcLoginsTable;
 }
