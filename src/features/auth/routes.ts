@@ -17,6 +17,8 @@ import {
 
 /** Login attempts per client IP per minute (D-AUTH-3). */
 export const LOGIN_RATE_LIMIT = 10;
+/** Single sign-on redirects and callbacks per client IP per minute (a household behind one address). */
+export const SIGN_ON_RATE_LIMIT = 60;
 
 const NewSessionCookie: HeaderDoc = {
   type: 'string',
@@ -135,8 +137,13 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => auth.status(request.actor),
   );
 
+  // Nothing to guess here: the limit bounds the pending sign-ons and the requests to the provider.
   const signOnRoute = {
-    config: { ...credentialRoute, securityHeaders: PAGE_SECURITY_HEADERS },
+    config: {
+      auth: 'public',
+      rateLimit: { max: SIGN_ON_RATE_LIMIT, timeWindow: '1 minute' },
+      securityHeaders: PAGE_SECURITY_HEADERS,
+    },
     errorHandler: renderSignOnError,
   } as const;
   // The provider redirects to this server's public origin, as registered there (docs/deploy.md).

@@ -23,8 +23,9 @@ export function safeReturnPath(raw: string | undefined): string {
   if (raw.includes('\\') || hasControlCharacter(raw) || raw.startsWith('//')) return '/';
   const base = 'http://return.invalid';
   const url = new URL(raw, base);
-  if (url.origin !== base) return '/';
-  return `${url.pathname}${url.search}${url.hash}`;
+  // Dot segments can leave a path that starts with `//` once resolved (`/..//host`).
+  const resolved = `${url.pathname}${url.search}${url.hash}`;
+  return url.origin === base && !resolved.startsWith('//') ? resolved : '/';
 }
 
 function hasControlCharacter(text: string): boolean {
