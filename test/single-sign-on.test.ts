@@ -8,7 +8,12 @@ import { freePort } from '../bench/processes.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { safeReturnPath } from '../src/features/auth/singleSignOn.js';
 import { addUser, clientOf, OWNER_PASSWORD, setupOwner } from './helpers/client.js';
-import { type ProviderAccount, startTestProvider, type TestProvider } from './helpers/oidcProvider.js';
+import {
+  type ServerWithProvider,
+  startServerWithProvider,
+  startTestProvider,
+  type TestProvider,
+} from './helpers/oidcProvider.js';
 import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
 /**
@@ -70,30 +75,6 @@ class Browser {
   }
 }
 
-interface Setup {
-  server: TestServer;
-  provider: TestProvider;
-}
-
-async function startWithProvider(
-  accounts: Record<string, ProviderAccount>,
-  env: Record<string, string> = {},
-): Promise<Setup> {
-  const port = await freePort();
-  const provider = await startTestProvider(`http://127.0.0.1:${port}/api/auth/oidc/callback`, accounts);
-  const server = await startServer({
-    port,
-    env: {
-      OIDC_ISSUER_URL: provider.issuer,
-      OIDC_CLIENT_ID: provider.clientId,
-      OIDC_CLIENT_SECRET: provider.clientSecret,
-      OIDC_DISPLAY_NAME: 'Household ID',
-      ...env,
-    },
-  });
-  return { server, provider };
-}
-
 const isCallback = (url: string) => new URL(url).pathname === '/api/auth/oidc/callback';
 
 /**
@@ -123,11 +104,11 @@ async function statusOf(browser: Browser, server: TestServer) {
 }
 
 describe('single sign-on with a real OpenID provider', () => {
-  let setup: Setup;
+  let setup: ServerWithProvider;
   let bobId: number;
 
   before(async () => {
-    setup = await startWithProvider({
+    setup = await startServerWithProvider({
       bob: { email: 'Bob@Example.test', emailVerified: true, name: 'Bob at the provider' },
       mallory: { email: 'carol@example.test', emailVerified: false, name: 'Not Carol' },
       stranger: { email: 'stranger@example.test', emailVerified: true },
@@ -264,7 +245,7 @@ async function setupOwnerClient(server: TestServer) {
 
 describe('single sign-on options', () => {
   it('creates an account at the first sign-on with OIDC_AUTO_CREATE_USERS=true', async () => {
-    const setup = await startWithProvider(
+    const setup = await startServerWithProvider(
       { newcomer: { email: 'new@example.test', emailVerified: true, name: 'New Person' } },
       { OIDC_AUTO_CREATE_USERS: 'true' },
     );
@@ -291,7 +272,7 @@ describe('single sign-on options', () => {
   });
 
   it('with PASSWORD_LOGIN=false refuses password sign-in but the owner recovery sign-in', async () => {
-    const setup = await startWithProvider({}, { PASSWORD_LOGIN: 'false' });
+    const setup = await startServerWithProvider({}, { PASSWORD_LOGIN: 'false' });
     try {
       const owner = await setupOwner(setup.server, { email: 'owner@example.test' });
       await addUser(owner, 'dana@example.test', 'danas password');

@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import { freePort } from '../../bench/processes.js';
+import { startServer, type TestServer } from './server.js';
 
 /** An account at the test provider; its id is what one types as the login at its sign-in page. */
 export interface ProviderAccount {
@@ -93,4 +95,29 @@ export async function startTestProvider(
       await once(server, 'close');
     },
   };
+}
+
+export interface ServerWithProvider {
+  server: TestServer;
+  provider: TestProvider;
+}
+
+/** A notes server whose single sign-on goes to a test provider of these accounts (display name "Household ID"). */
+export async function startServerWithProvider(
+  accounts: Record<string, ProviderAccount>,
+  env: Record<string, string> = {},
+): Promise<ServerWithProvider> {
+  const port = await freePort();
+  const provider = await startTestProvider(`http://127.0.0.1:${port}/api/auth/oidc/callback`, accounts);
+  const server = await startServer({
+    port,
+    env: {
+      OIDC_ISSUER_URL: provider.issuer,
+      OIDC_CLIENT_ID: provider.clientId,
+      OIDC_CLIENT_SECRET: provider.clientSecret,
+      OIDC_DISPLAY_NAME: 'Household ID',
+      ...env,
+    },
+  });
+  return { server, provider };
 }

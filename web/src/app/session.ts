@@ -20,6 +20,11 @@ export type Screen =
 export const screen = signal<Screen>({ kind: 'loading' });
 /** The server no longer knows this device's session: the notes stay, the sign-in form shows. */
 export const sessionLost = signal(false);
+/** How the server lets people sign in (GET /api/auth/status): passwords, single sign-on, or both. */
+export const signInOptions = signal<Pick<AuthStatus, 'passwordLogin' | 'singleSignOn'>>({
+  passwordLogin: true,
+  singleSignOn: null,
+});
 
 const USER_KEY = 'keepsake:user';
 const PROFILE_KEY = 'keepsake:profile';
@@ -84,6 +89,7 @@ export async function boot(): Promise<void> {
     if (!remembered) screen.value = { kind: 'unreachable' };
     return;
   }
+  signInOptions.value = { passwordLogin: status.passwordLogin, singleSignOn: status.singleSignOn };
   if (status.authenticated && status.user) {
     rememberProfile(status.user);
     await openNotesOf(String(status.user.id));
