@@ -44,6 +44,13 @@ describe('configuration (D-OPS-1)', () => {
       CORS_ORIGINS: ' https://App.example.com/, http://localhost:80 ,chrome-extension://abcdefgh,',
       MAX_IMAGE_PIXELS: '1000000',
       STORAGE_QUOTA_MB: '512',
+      OIDC_ISSUER_URL: 'https://auth.example.com/realms/home',
+      OIDC_CLIENT_ID: 'notes',
+      OIDC_CLIENT_SECRET: 'client secret',
+      OIDC_DISPLAY_NAME: ' Household ID ',
+      OIDC_SCOPES: ' openid  email groups ',
+      OIDC_AUTO_CREATE_USERS: 'TRUE',
+      PASSWORD_LOGIN: 'false',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -64,6 +71,14 @@ describe('configuration (D-OPS-1)', () => {
       corsOrigins: ['https://app.example.com', 'http://localhost', 'chrome-extension://abcdefgh'],
       maxImagePixels: 1_000_000,
       storageQuotaBytes: 512 * 1024 * 1024,
+      oidcIssuerUrl: 'https://auth.example.com/realms/home',
+      oidcClientId: 'notes',
+      oidcClientSecret: 'client secret',
+      oidcClientSecretFile: null,
+      oidcDisplayName: 'Household ID',
+      oidcScopes: 'openid email groups',
+      oidcAutoCreateUsers: true,
+      passwordLogin: false,
     });
     assert.equal(loadConfig({ STORAGE_QUOTA_MB: '0' }).storageQuotaBytes, null);
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
