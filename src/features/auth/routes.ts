@@ -168,6 +168,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
           302: Redirect('To the provider', {
             'set-cookie': { type: 'string', description: 'The `oidc_state` cookie (HttpOnly, 10 minutes)' },
           }),
+          400: HtmlPage,
           404: HtmlPage,
           429: HtmlPage,
           503: HtmlPage,
