@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { asAppError } from '../../db/outage.js';
 import { errors } from '../../errors.js';
-import { actorOf, clearSessionCookie, requestOrigin, setSessionCookie } from '../../http/auth.js';
+import {
+  actorOf,
+  clearSessionCookie,
+  requestOrigin,
+  sessionCookieOptions,
+  setSessionCookie,
+} from '../../http/auth.js';
 import { ErrorRef, errorResponses, type HeaderDoc, Success, withHeaders } from '../../http/schemas.js';
 import { PAGE_SECURITY_HEADERS, renderMessagePage } from '../sharing/page.js';
 import { HtmlPage } from '../sharing/schemas.js';
@@ -177,12 +183,10 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const started = await singleSignOn().begin(redirectUri(request), request.query.returnTo);
+      // Lax like the session's: the provider's redirect back is a top-level navigation.
       reply.setCookie(SIGN_ON_COOKIE, started.state, {
-        httpOnly: true,
-        // Lax: the provider's redirect back is a top-level navigation from its site.
-        sameSite: 'lax',
+        ...sessionCookieOptions(request),
         path: SIGN_ON_COOKIE_PATH,
-        secure: request.protocol === 'https',
         maxAge: started.maxAgeSeconds,
       });
       return reply.header('cache-control', 'no-store').redirect(started.url, 302);
