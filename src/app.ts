@@ -22,8 +22,10 @@ import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
 import { createAttachmentsService } from './features/attachments/service.js';
 import { attachmentStorageFor } from './features/attachments/storageFor.js';
+import { type IdentityProvider, openIdentityProvider } from './features/auth/identityProvider.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';
+import { createSingleSignOnService } from './features/auth/singleSignOn.js';
 import { collaboratorRoutes } from './features/collaborators/routes.js';
 import { Collaborator } from './features/collaborators/schemas.js';
 import { createCollaboratorsService } from './features/collaborators/service.js';
@@ -96,8 +98,20 @@ export function buildServices(deps: {
   /** scrypt cost for new password hashes; the production cost (D-AUTH-7) unless a test lowers it. */
   passwordCost?: ScryptCost;
   quota: StorageQuota;
+  /** The OpenID provider, when single sign-on is configured (the server; commands need none). */
+  identityProvider?: IdentityProvider;
 }) {
   const passwords = createPasswordHasher(deps.passwordCost);
+  const singleSignOn = deps.identityProvider
+    ? createSingleSignOnService({
+        db: deps.db,
+        clock: deps.clock,
+        provider: deps.identityProvider,
+        displayName: deps.config.oidcDisplayName,
+        autoCreateUsers: deps.config.oidcAutoCreateUsers,
+        log: deps.log,
+      })
+    : null;
   const uploadDir = path.join(deps.config.dataDir, 'uploads');
   const attachments = createAttachmentsService({
     db: deps.db,
@@ -133,7 +147,8 @@ export function buildServices(deps: {
       attachments,
       log: deps.log,
     }),
-    auth: createAuthService({ ...deps, passwords }),
+    auth: createAuthService({ ...deps, passwords, passwordLogin: deps.config.passwordLogin, singleSignOn }),
+    singleSignOn,
     users: createUsersService({ ...deps, notes, passwords }),
     notes,
     revisions: createRevisionsService(deps),
@@ -266,6 +281,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
   const redis = config.redisUrl === null ? undefined : await openRedis(app, config.redisUrl);
+  const identityProvider = await openSingleSignOn(app, config);
   app.decorate(
     'services',
     buildServices({
@@ -277,6 +293,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       log: app.log,
       passwordCost: options.passwordCost,
       quota,
+      identityProvider,
     }),
   );
   app.addHook('onClose', async () => database.close());
@@ -429,6 +446,21 @@ async function openRedis(app: FastifyInstance, url: string) {
     else redis.disconnect();
   });
   return redis;
+}
+
+/** The OpenID provider of OIDC_ISSUER_URL, discovered in the background (decision 0036). */
+async function openSingleSignOn(app: FastifyInstance, config: Config) {
+  const { oidcIssuerUrl, oidcClientId, oidcClientSecret } = config;
+  if (oidcIssuerUrl === null || oidcClientId === null || oidcClientSecret === null) return undefined;
+  const provider = await openIdentityProvider({
+    issuerUrl: oidcIssuerUrl,
+    clientId: oidcClientId,
+    clientSecret: oidcClientSecret,
+    scopes: config.oidcScopes,
+    log: app.log,
+  });
+  app.addHook('onClose', async () => provider.close());
+  return provider;
 }
 
 /** Whether Redis answers now: no wait for a reconnection when it is known to be away. */

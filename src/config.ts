@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 
 /** Everything the server reads from its environment (D-OPS-1), validated once at start-up. */
@@ -46,6 +47,19 @@ export interface Config {
   pushAllowPrivateEndpoints: boolean;
   /** The VAPID contact push services see (RFC 8292 `sub`); null: PUBLIC_URL when https. */
   vapidSubject: string | null;
+  /** The OpenID provider's issuer URL; null: no single sign-on (docs/deploy.md#single-sign-on). */
+  oidcIssuerUrl: string | null;
+  oidcClientId: string | null;
+  /** The client secret: OIDC_CLIENT_SECRET's, or the content of OIDC_CLIENT_SECRET_FILE. */
+  oidcClientSecret: string | null;
+  oidcClientSecretFile: string | null;
+  /** The sign-in button reads "Sign in with <oidcDisplayName>". */
+  oidcDisplayName: string;
+  oidcScopes: string;
+  /** A provider account with no account here gets one, instead of a refusal. */
+  oidcAutoCreateUsers: boolean;
+  /** false: only single sign-on, and the owner's recovery sign-in (docs/deploy.md#owner-recovery). */
+  passwordLogin: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -211,6 +225,61 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       return raw;
     },
   },
+  oidcIssuerUrl: {
+    name: 'OIDC_ISSUER_URL',
+    description:
+      "OpenID Connect provider's issuer, e.g. `https://auth.example.com/realms/home`: single sign-on with it (docs/deploy.md#single-sign-on)",
+    fallback: null,
+    fallbackText: 'no single sign-on',
+    parse: parseIssuerUrl,
+  },
+  oidcClientId: {
+    name: 'OIDC_CLIENT_ID',
+    description: 'Client id registered at the provider (required with `OIDC_ISSUER_URL`)',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => nonEmpty(name, raw),
+  },
+  oidcClientSecret: {
+    name: 'OIDC_CLIENT_SECRET',
+    description: 'Client secret registered at the provider; or `OIDC_CLIENT_SECRET_FILE`',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => nonEmpty(name, raw),
+  },
+  oidcClientSecretFile: {
+    name: 'OIDC_CLIENT_SECRET_FILE',
+    description: 'File holding the client secret (a Docker or systemd secret), read at start-up',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => path.resolve(nonEmpty(name, raw)),
+  },
+  oidcDisplayName: {
+    name: 'OIDC_DISPLAY_NAME',
+    description: 'Name on the sign-in button: "Sign in with <name>"',
+    fallback: 'Single sign-on',
+    parse: (raw, name) => nonEmpty(name, raw).trim().slice(0, 100),
+  },
+  oidcScopes: {
+    name: 'OIDC_SCOPES',
+    description: 'Space-separated scopes asked of the provider; must include `openid`',
+    fallback: 'openid email profile',
+    parse: parseScopes,
+  },
+  oidcAutoCreateUsers: {
+    name: 'OIDC_AUTO_CREATE_USERS',
+    description:
+      'A provider account with no account here gets one at its first sign-on (`true`), instead of a refusal (`false`)',
+    fallback: 'false',
+    parse: (raw, name) => oneOf(name, raw, ['true', 'false']) === 'true',
+  },
+  passwordLogin: {
+    name: 'PASSWORD_LOGIN',
+    description:
+      "`false` hides and refuses password sign-in, except the owner's recovery sign-in (docs/deploy.md#owner-recovery)",
+    fallback: 'true',
+    parse: (raw, name) => oneOf(name, raw, ['true', 'false']) === 'true',
+  },
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -248,7 +317,55 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const raw = setting.fallback === null && given === '' ? null : (given ?? setting.fallback);
     config[key] = raw === null ? null : setting.parse(raw, setting.name);
   }
-  return config as Config;
+  return checkSingleSignOn(config as Config);
+}
+
+/** The OIDC variables go together: an issuer needs a client id and one way to its secret. */
+function checkSingleSignOn(config: Config): Config {
+  const secrets = [config.oidcClientSecret, config.oidcClientSecretFile].filter((s) => s !== null);
+  if (config.oidcIssuerUrl === null) {
+    if (config.oidcClientId !== null || secrets.length > 0)
+      throw new ConfigError('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET need OIDC_ISSUER_URL');
+    if (!config.passwordLogin)
+      throw new ConfigError('PASSWORD_LOGIN=false needs single sign-on (OIDC_ISSUER_URL)');
+    return config;
+  }
+  if (config.oidcClientId === null) throw new ConfigError('OIDC_ISSUER_URL needs OIDC_CLIENT_ID');
+  if (secrets.length !== 1)
+    throw new ConfigError('OIDC_ISSUER_URL needs one of OIDC_CLIENT_SECRET or OIDC_CLIENT_SECRET_FILE');
+  if (config.oidcClientSecretFile === null) return config;
+  let secret: string;
+  try {
+    secret = fs.readFileSync(config.oidcClientSecretFile, 'utf8').trim();
+  } catch (err) {
+    throw new ConfigError(
+      `OIDC_CLIENT_SECRET_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  if (secret === '') throw new ConfigError('OIDC_CLIENT_SECRET_FILE is empty');
+  return { ...config, oidcClientSecret: secret };
+}
+
+function parseIssuerUrl(raw: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL like https://auth.example.com, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError(`${name} must use https (or http on a private network), got "${raw}"`);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    throw new ConfigError(`${name} must be the issuer URL alone (no query, fragment or credentials)`);
+  return url.href;
+}
+
+function parseScopes(raw: string, name: string): string {
+  const scopes = raw.split(/\s+/).filter((scope) => scope !== '');
+  if (!scopes.includes('openid')) throw new ConfigError(`${name} must include openid, got "${raw}"`);
+  if (scopes.some((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)))
+    throw new ConfigError(`${name} must be scope names separated by spaces, got "${raw}"`);
+  return scopes.join(' ');
 }
 
 function parseDatabaseUrl(raw: string, name: string): string {

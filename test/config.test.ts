@@ -46,6 +46,13 @@ describe('configuration (D-OPS-1)', () => {
       STORAGE_QUOTA_MB: '512',
       PUSH_ALLOW_PRIVATE_ENDPOINTS: 'TRUE',
       VAPID_SUBJECT: 'mailto:admin@example.com',
+      OIDC_ISSUER_URL: 'https://auth.example.com/realms/home',
+      OIDC_CLIENT_ID: 'notes',
+      OIDC_CLIENT_SECRET: 'client secret',
+      OIDC_DISPLAY_NAME: ' Household ID ',
+      OIDC_SCOPES: ' openid  email groups ',
+      OIDC_AUTO_CREATE_USERS: 'TRUE',
+      PASSWORD_LOGIN: 'false',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -68,6 +75,14 @@ describe('configuration (D-OPS-1)', () => {
       storageQuotaBytes: 512 * 1024 * 1024,
       pushAllowPrivateEndpoints: true,
       vapidSubject: 'mailto:admin@example.com',
+      oidcIssuerUrl: 'https://auth.example.com/realms/home',
+      oidcClientId: 'notes',
+      oidcClientSecret: 'client secret',
+      oidcClientSecretFile: null,
+      oidcDisplayName: 'Household ID',
+      oidcScopes: 'openid email groups',
+      oidcAutoCreateUsers: true,
+      passwordLogin: false,
     });
     assert.equal(loadConfig({ STORAGE_QUOTA_MB: '0' }).storageQuotaBytes, null);
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);

@@ -176,8 +176,10 @@ describe('OpenAPI document (D-OPS-5)', () => {
       const statuses = Object.keys(op.responses).filter((status) => status.startsWith('4'));
       for (const status of statuses) {
         const content = op.responses[status].content;
-        // The share page answers people with pages; the MCP transport's refusals are JSON-RPC errors.
-        if (route.startsWith('/s/')) assert.ok(content['text/html'], `${route} ${status} is a page`);
+        // The share page and the single sign-on routes answer people (browsers) with pages; the
+        // MCP transport's refusals are JSON-RPC errors.
+        if (route.startsWith('/s/') || route.startsWith('/api/auth/oidc/'))
+          assert.ok(content['text/html'], `${route} ${status} is a page`);
         else if (route === '/api/mcp' && ['404', '405', '406'].includes(status)) continue;
         else assert.ok(errorSchema(content['application/json'].schema), `${method} ${route} ${status}`);
       }

@@ -24,7 +24,8 @@ import { type Command, print } from './support.js';
  * The tables copied, parents before children, each with the columns that order its rows the
  * same way on both engines (ids, hex digests and uuids sort alike everywhere). storage_usage is
  * not copied but rebuilt by PostgreSQL's triggers as the rows arrive, and then compared; the
- * search index is rebuilt (notes_fts and notes_search differ).
+ * search index is rebuilt (notes_fts and notes_search differ). oidc_logins, sign-ons under way for
+ * at most ten minutes, is not copied: a sign-on started before the move starts again.
  */
 const TABLES: [keyof Database, string[]][] = [
   ['users', ['id']],
@@ -44,6 +45,7 @@ const TABLES: [keyof Database, string[]][] = [
   ['push_subscriptions', ['endpoint']],
   ['server_keys', ['name']],
   ['reminder_feeds', ['user_id']],
+  ['user_identities', ['issuer', 'subject']],
 ];
 const DERIVED: [keyof Database, string[]] = ['storage_usage', ['user_id']];
 /** Identity columns whose sequences must continue after the copied ids. */

@@ -165,7 +165,7 @@ export interface RateLimitsTable {
   window_ends: number;
 }
 
-/** A user's reminder on a note (migration 0012, docs/reminders.md); `at` NULL: cleared. */
+/** A user's reminder on a note (migration 0013, docs/reminders.md); `at` NULL: cleared. */
 export interface RemindersTable {
   note_id: string;
   user_id: number;
@@ -216,6 +216,23 @@ export interface ReminderFeedsTable {
   created_at: number;
 }
 
+/** Which provider account signs in as which user (single sign-on, decision 0036). */
+export interface UserIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: number;
+  created_at: number;
+}
+
+/** A sign-on under way: what the callback checks, found by the SHA-256 (hex) of its state. */
+export interface OidcLoginsTable {
+  state_hash: string;
+  code_verifier: string;
+  nonce: string;
+  return_to: string;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -240,4 +257,6 @@ export interface Database {
   push_subscriptions: PushSubscriptionsTable;
   server_keys: ServerKeysTable;
   reminder_feeds: ReminderFeedsTable;
+  user_identities: UserIdentitiesTable;
+  oidc_logins: OidcLoginsTable;
 }
