@@ -11,6 +11,7 @@ import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { type DatabaseOptions, type Db, type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
+import { onNoteChanges } from './db/noteChanges.js';
 import { openPostgres } from './db/postgres.js';
 import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
 import { errors } from './errors.js';
@@ -28,6 +29,9 @@ import { Collaborator } from './features/collaborators/schemas.js';
 import { createCollaboratorsService } from './features/collaborators/service.js';
 import { healthRoutes } from './features/health/routes.js';
 import { createHealthService } from './features/health/service.js';
+import { type HintBus, memoryBus, postgresBus, redisBus } from './features/live/bus.js';
+import { liveRoutes } from './features/live/routes.js';
+import { createLiveService } from './features/live/service.js';
 import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
 import { createNoteJsonCache } from './features/notes/presenter.js';
@@ -85,6 +89,8 @@ export function buildServices(deps: {
   /** scrypt cost for new password hashes; the production cost (D-AUTH-7) unless a test lowers it. */
   passwordCost?: ScryptCost;
   quota: StorageQuota;
+  /** Carries the live hints to every process (features/live/bus.ts); default: this process only. */
+  bus?: HintBus;
 }) {
   const passwords = createPasswordHasher(deps.passwordCost);
   const uploadDir = path.join(deps.config.dataDir, 'uploads');
@@ -106,9 +112,11 @@ export function buildServices(deps: {
     notesDeleted: [attachments.deleteFilesOf],
     noteJson,
   });
+  const auth = createAuthService({ ...deps, passwords });
+  const apiKeys = createApiKeysService(deps);
   return {
     health: createHealthService({ pingDatabase: deps.pingDatabase, attachments, log: deps.log }),
-    auth: createAuthService({ ...deps, passwords }),
+    auth,
     users: createUsersService({ ...deps, notes, passwords }),
     notes,
     revisions: createRevisionsService(deps),
@@ -117,7 +125,16 @@ export function buildServices(deps: {
     search: createSearchService({ ...deps, noteJson }),
     tags: createTagsService(deps),
     sharing: createSharingService(deps),
-    apiKeys: createApiKeysService(deps),
+    apiKeys,
+    live: createLiveService({
+      db: deps.db,
+      bus: deps.bus ?? memoryBus(),
+      log: deps.log,
+      maxStreamsPerUser: deps.config.eventsMaxStreamsPerUser,
+      maxStreams: deps.config.eventsMaxStreams,
+      activeSessions: auth.activeSessions,
+      existingKeys: apiKeys.existingKeys,
+    }),
     mcpSessions: createMcpSessionsService(deps),
     sync: createSyncService({ db: deps.db, clock: deps.clock, notes }),
     transfer: createTransferService({
@@ -241,9 +258,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       log: app.log,
       passwordCost: options.passwordCost,
       quota,
+      bus: await hintBus(app, config, database),
     }),
   );
   app.addHook('onClose', async () => database.close());
+  // Every committed note change goes to the live streams; they end before the server closes.
+  onNoteChanges(database.db, app.services.live.committed);
+  await app.services.live.start();
+  app.addHook('preClose', async () => app.services.live.close());
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
   app.removeContentTypeParser('text/plain');
@@ -328,6 +350,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(tagRoutes);
   await app.register(revisionRoutes);
   await app.register(syncRoutes);
+  await app.register(liveRoutes);
   await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
@@ -357,6 +380,16 @@ async function sharedRateLimitStore(app: FastifyInstance, config: Config, databa
     return { store: redisRateLimitStore(redis) };
   }
   return database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {};
+}
+
+/**
+ * The bus of the live hints (decision 0033): Redis pub/sub with REDIS_URL and PostgreSQL, else
+ * PostgreSQL's LISTEN/NOTIFY, else this process's memory (SQLite: one process).
+ */
+async function hintBus(app: FastifyInstance, config: Config, database: OpenDatabase): Promise<HintBus> {
+  if (database.engine !== 'postgres' || config.databaseUrl === null) return memoryBus();
+  if (config.redisUrl !== null) return redisBus(config.redisUrl, app.log);
+  return postgresBus(database.db, config.databaseUrl, app.log);
 }
 
 /**

@@ -44,6 +44,8 @@ describe('configuration (D-OPS-1)', () => {
       CORS_ORIGINS: ' https://App.example.com/, http://localhost:80 ,chrome-extension://abcdefgh,',
       MAX_IMAGE_PIXELS: '1000000',
       STORAGE_QUOTA_MB: '512',
+      EVENTS_MAX_STREAMS_PER_USER: '8',
+      EVENTS_MAX_STREAMS: '500',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -64,6 +66,8 @@ describe('configuration (D-OPS-1)', () => {
       corsOrigins: ['https://app.example.com', 'http://localhost', 'chrome-extension://abcdefgh'],
       maxImagePixels: 1_000_000,
       storageQuotaBytes: 512 * 1024 * 1024,
+      eventsMaxStreamsPerUser: 8,
+      eventsMaxStreams: 500,
     });
     assert.equal(loadConfig({ STORAGE_QUOTA_MB: '0' }).storageQuotaBytes, null);
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);

@@ -7,6 +7,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { clientOf, createApiKey, setupOwner } from './helpers/client.js';
+import { openEvents } from './helpers/events.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 type Schema = Record<string, any>;
@@ -32,6 +33,13 @@ function urlOf(route: string): string {
   return route.replace(/\{(\w+)\}/g, (_match, name: string) =>
     name === 'token' ? 'a'.repeat(43) : MISSING_ID,
   );
+}
+
+/** An endless stream's status, read over a socket that is then closed (injecting it never ends). */
+async function eventStreamStatus(url: string, headers: Record<string, string>): Promise<{ status: number }> {
+  const stream = await openEvents(url, headers);
+  stream.close();
+  return { status: stream.status };
 }
 
 const needsCredentials = (op: Schema) =>
@@ -98,7 +106,9 @@ describe('OpenAPI document (D-OPS-5)', () => {
       assert.ok(declared.includes(String(bare.status)), `${method} ${route}: ${bare.status} undeclared`);
       assert.equal(bare.status === 401, needsCredentials(op), `${method} ${route} without credentials`);
 
-      const keyed = await anonymous.request(method, url, { headers: { authorization: `Bearer ${key}` } });
+      const keyed = op.responses['200']?.content?.['text/event-stream']
+        ? await eventStreamStatus(server.url, { authorization: `Bearer ${key}` })
+        : await anonymous.request(method, url, { headers: { authorization: `Bearer ${key}` } });
       assert.ok(declared.includes(String(keyed.status)), `${method} ${route}: ${keyed.status} undeclared`);
       if (needsCredentials(op)) {
         assert.equal(keyed.status === 401, !acceptsKey(op), `${method} ${route} with an API key`);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import { noteChanged } from '../../db/noteChanges.js';
 
 export async function listCollaborators(db: Db, noteId: string) {
   return db
@@ -27,6 +28,7 @@ export async function insertCollaborator(db: Db, noteId: string, userId: number,
     .insertInto('note_collaborators')
     .values({ note_id: noteId, user_id: userId, added_at: addedAt })
     .execute();
+  noteChanged(db, noteId);
 }
 
 /** Shares `toNoteId` with every collaborator of `fromNoteId` (a conflict copy, D-SYNC-8). */

@@ -4,6 +4,7 @@
  * import) writes it.
  */
 import type { Db } from '../../db/connection.js';
+import { noteChanged } from '../../db/noteChanges.js';
 import { extractHashtags } from '../../shared/hashtags.js';
 import { type AttachmentRow, attachmentsOfNotes } from '../attachments/store.js';
 import { recordRevision } from '../revisions/service.js';
@@ -83,6 +84,7 @@ export async function insertNote(
   });
   await indexNote(db, row, true);
   await recordRevision(db, row, input.authorId, input.now);
+  noteChanged(db, row.id);
   return row;
 }
 
@@ -132,6 +134,7 @@ export async function applyNoteFields<N extends AuthorizedNote<'edit'>>(
   };
   if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? write.now : null;
   const updated = sameAuthority(note, await store.updateNote(db, note.id, patch));
+  noteChanged(db, note.id);
   if (changes.title !== undefined || changes.content !== undefined) {
     await indexNote(db, updated, false);
     await recordRevision(db, updated, write.authorId, write.now);
@@ -149,6 +152,7 @@ export async function bumpNoteVersion<N extends AuthorizedNote<'edit'>>(
     version: note.version + 1,
     updated_at: Math.max(now, note.updated_at),
   });
+  noteChanged(db, note.id);
   return sameAuthority(note, updated);
 }
 
