@@ -7,21 +7,22 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
-import { type DatabaseOptions, type Db, type OpenDatabase, openDatabase } from './db/connection.js';
+import { type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
 import { onNoteChanges } from './db/noteChanges.js';
 import { openPostgres } from './db/postgres.js';
 import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
+import type { DatabaseOptions, Db } from './db/types.js';
 import { errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
 import { createAttachmentsService } from './features/attachments/service.js';
-import { attachmentStorageFor } from './features/attachments/storage.js';
-import { createPasswordHasher, type ScryptCost } from './features/auth/passwords.js';
+import { attachmentStorageFor } from './features/attachments/storageFor.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';
 import { collaboratorRoutes } from './features/collaborators/routes.js';
@@ -34,11 +35,8 @@ import { liveRoutes } from './features/live/routes.js';
 import { createLiveService } from './features/live/service.js';
 import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
-import { createNoteJsonCache } from './features/notes/presenter.js';
 import { noteRoutes } from './features/notes/routes.js';
-import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
-import { newestUpdate } from './features/notes/store.js';
 import { revisionRoutes } from './features/revisions/routes.js';
 import { NoteRevision } from './features/revisions/schemas.js';
 import { createRevisionsService } from './features/revisions/service.js';
@@ -54,6 +52,7 @@ import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { transferRoutes } from './features/transfer/routes.js';
 import { createTransferService } from './features/transfer/service.js';
+import { createPasswordHasher, type ScryptCost } from './features/users/passwords.js';
 import { userRoutes } from './features/users/routes.js';
 import { UserProfile, UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
@@ -66,7 +65,7 @@ import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
 import type { Metrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
-import { registerBodyDraining } from './http/requestBody.js';
+import { type LingerLimits, registerBodyDraining } from './http/requestBody.js';
 import { requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerSecurityHeaders } from './http/securityHeaders.js';
@@ -74,15 +73,22 @@ import { buildCachedSerializers } from './http/serialization.js';
 import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
+import { createNoteJsonCache } from './model/noteAnswers.js';
+import { newestUpdate } from './model/notes.js';
+import { Attachment, Note } from './shared/api/notes.js';
 import { APP_VERSION } from './version.js';
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+/** How long start-up waits for a first connection to Redis that neither opens nor fails. */
+const REDIS_CONNECT_WAIT_MS = 5000;
 
 export function buildServices(deps: {
   db: Db;
   /** The health check's probe of the database (OpenDatabase.ping). */
   pingDatabase: () => void | Promise<void>;
+  /** The health check's probe of Redis, with REDIS_URL. */
+  pingRedis?: () => Promise<boolean>;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -103,7 +109,7 @@ export function buildServices(deps: {
     quota: deps.quota,
     log: deps.log,
   });
-  // One cache of note answers for the lists and the search results (presenter.ts).
+  // One cache of note answers for the lists and the search results (model/noteAnswers.ts).
   const noteJson = createNoteJsonCache();
   const notes = createNotesService({
     db: deps.db,
@@ -115,7 +121,12 @@ export function buildServices(deps: {
   const auth = createAuthService({ ...deps, passwords });
   const apiKeys = createApiKeysService(deps);
   return {
-    health: createHealthService({ pingDatabase: deps.pingDatabase, attachments, log: deps.log }),
+    health: createHealthService({
+      pingDatabase: deps.pingDatabase,
+      pingRedis: deps.pingRedis,
+      attachments,
+      log: deps.log,
+    }),
     auth,
     users: createUsersService({ ...deps, notes, passwords }),
     notes,
@@ -173,6 +184,8 @@ export interface BuildOptions {
   passwordCost?: ScryptCost;
   /** The built web app to serve; null serves none. Default: this checkout's dist/web, if built. */
   webRoot?: string | null;
+  /** How long a refused body is still read after its answer; only tests shorten it. */
+  linger?: LingerLimits;
 }
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -248,11 +261,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerTrustedHosts(app, config);
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
+  const redis = config.redisUrl === null ? undefined : await openRedis(app, config.redisUrl);
   app.decorate(
     'services',
     buildServices({
       db: database.db,
       pingDatabase: database.ping,
+      pingRedis: redis && (() => redisAnswers(redis)),
       clock,
       config,
       log: app.log,
@@ -295,7 +310,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    ...(await sharedRateLimitStore(app, config, database)),
+    ...sharedRateLimitStore(database, redis),
     errorResponseBuilder: (_request, context) => errors.rateLimited(Math.ceil(context.ttl / 1000)),
   });
   await app.register(swagger, {
@@ -318,6 +333,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, auth: 'public' };
     });
+    // swagger-ui can take the document it shows from the page's query (`?url=`, `?configUrl=`,
+    // with its query config on): a link to these docs must never show another document under
+    // this origin. No docs route takes a query, so one is dropped by a redirect.
+    docs.addHook('onRequest', async (request, reply) => {
+      const query = request.url.indexOf('?');
+      if (query >= 0) return reply.redirect(request.url.slice(0, query), 302);
+    });
     await docs.register(swaggerUi, {
       routePrefix: '/api/docs',
       staticCSP: true,
@@ -330,9 +352,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   await registerCors(app, config.corsOrigins);
-  registerBodyDraining(app);
+  registerBodyDraining(app, options.linger);
   await app.register(authPlugin, {
-    auth: app.services.auth,
+    resolveSession: app.services.auth.resolveSession,
     publicUrl: config.publicUrl,
     bearer: app.services.apiKeys.authenticate,
   });
@@ -362,23 +384,68 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 }
 
 /**
+ * The Redis client of the rate limits (REDIS_URL; decision 0022). It reconnects for as long as the
+ * process lives; meanwhile the requests that count in it answer 503 `unavailable` (decision 0028).
+ */
+async function openRedis(app: FastifyInstance, url: string) {
+  // Loaded only when configured, like the MCP SDK (decision 0017).
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, {
+    // While Redis is away, a command fails at once (503) instead of waiting for a reconnection;
+    // one sent just before the connection broke waits for one reconnection attempt at most, and
+    // one that Redis does not answer, 2 s.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 2000,
+    // Attempts at most a second apart: the process notices within a second that Redis is back.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  });
+  // Every failed attempt emits 'error' (unheard, it would end the process): logged once an outage.
+  let reachable = true;
+  redis.on('error', (err) => {
+    if (!reachable) return;
+    reachable = false;
+    app.log.error({ err }, 'Redis unreachable: sign-ins and public share links answer 503 until it is back');
+  });
+  redis.on('ready', () => {
+    if (reachable) return;
+    reachable = true;
+    app.log.info('Redis reachable again');
+  });
+  // The first requests find it connected, unless it cannot be reached (refused at once).
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(settled, REDIS_CONNECT_WAIT_MS);
+    function settled() {
+      clearTimeout(timer);
+      redis.off('ready', settled).off('error', settled);
+      resolve();
+    }
+    redis.once('ready', settled).once('error', settled);
+  });
+  app.addHook('onClose', async () => {
+    // QUIT would wait for a Redis that is away.
+    if (redis.status === 'ready') await redis.quit();
+    else redis.disconnect();
+  });
+  return redis;
+}
+
+/** Whether Redis answers now: no wait for a reconnection when it is known to be away. */
+async function redisAnswers(redis: Redis): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  return redis.ping().then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
  * Where the rate limits count, so that several processes count together (issue 15): in Redis
  * with REDIS_URL, else in PostgreSQL's table with DATABASE_URL, else in this process's memory
  * (SQLite: one process).
  */
-async function sharedRateLimitStore(app: FastifyInstance, config: Config, database: OpenDatabase) {
-  if (config.redisUrl !== null) {
-    // Loaded only when configured, like the MCP SDK (decision 0017).
-    const { Redis } = await import('ioredis');
-    // A request waits for at most one reconnection attempt: a Redis that is down refuses
-    // rate-limited requests (500) instead of holding them.
-    const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
-    redis.on('error', (err) => app.log.error({ err }, 'Redis (rate limits) unreachable'));
-    app.addHook('onClose', async () => {
-      await redis.quit();
-    });
-    return { store: redisRateLimitStore(redis) };
-  }
+function sharedRateLimitStore(database: OpenDatabase, redis: Redis | undefined) {
+  if (redis) return { store: redisRateLimitStore(redis) };
   return database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {};
 }
 

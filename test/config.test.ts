@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { commandsHelp } from '../src/commands.js';
+import { commandsHelp } from '../src/cli/commands.js';
 import { configHelp, configMarkdownTable, configVariableNames, loadConfig } from '../src/config.js';
 import { mainArguments } from './helpers/server.js';
 

@@ -10,8 +10,7 @@ import { enableGroupCommit } from './groupCommit.js';
 import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { statementCache } from './statementCache.js';
-
-export type Db = Kysely<Database>;
+import type { DatabaseOptions, Db } from './types.js';
 
 export interface OpenDatabase {
   db: Db;
@@ -33,28 +32,6 @@ export interface OpenDatabase {
 export interface OpenSqliteDatabase extends OpenDatabase {
   /** The raw handle, for the few SQLite-only operations (backups, checkpoints). */
   sqlite: SQLite.Database;
-}
-
-export interface DatabaseOptions {
-  /** Called with the SQL and duration of every statement run (tests count queries, metrics time them). */
-  onQuery?: (sql: string, durationMs: number) => void;
-  /**
-   * Called by the storage_usage triggers (migration 0008) inside every write that grows a
-   * user's stored bytes, with the new total; throwing refuses the write (the storage quota).
-   * better-sqlite3 rethrows the very error thrown here, so it reaches the caller unchanged.
-   */
-  storageGrew?: (userId: number, bytes: number) => void;
-  /**
-   * PostgreSQL only: the quota its triggers hold each user's usage to; past it they raise an
-   * error that becomes storageGrew's (postgres.ts). null: no quota.
-   */
-  storageQuotaBytes?: number | null;
-  /**
-   * PostgreSQL only: called inside every write transaction, once it holds the write lock, with
-   * the floor its time stamps must not go below (sync_clock; decision 0016). The server's clock
-   * advances to it.
-   */
-  clockFloor?: (ms: number) => void;
 }
 
 /**

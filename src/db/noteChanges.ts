@@ -8,8 +8,8 @@
  * WeakMap lookup.
  */
 import type { Transaction } from 'kysely';
-import type { Db } from './connection.js';
 import type { Database } from './schema.js';
+import type { Db } from './types.js';
 
 /** A note some user could see until this transaction (deleted, or their access ended). */
 export interface EndedAccess {

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Actor } from '../actor.js';
+import type { Actor, NewSession, ResolvedSession } from '../actor.js';
 import { errors } from '../errors.js';
-import type { AuthService, NewSession } from '../features/auth/service.js';
 
 /**
  * How a route authenticates (set as `config.auth` on each route):
@@ -16,6 +15,9 @@ export type AuthMode = 'public' | 'optional' | 'session' | 'user' | 'key';
 
 /** Turns a Bearer token into an actor; provided by the API keys feature. */
 export type BearerAuthenticator = (token: string) => Promise<Actor | null>;
+
+/** Turns a session cookie into an actor; provided by the auth feature. */
+export type SessionResolver = (token: string) => Promise<ResolvedSession | null>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -40,23 +42,27 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : '';
 }
 
+/**
+ * The session cookie's attributes (D-AUTH-4). `Secure` whenever PUBLIC_URL is https, whatever
+ * the proxy sends or leaves out (a missing `X-Forwarded-Proto`, TRUST_PROXY unset): browsers
+ * then never send the session over plain http. Without PUBLIC_URL, when the request came over
+ * https.
+ */
+function sessionCookieOptions(request: FastifyRequest) {
+  const publicUrl = request.server.appConfig.publicUrl;
+  const secure = publicUrl?.startsWith('https:') || request.protocol === 'https';
+  return { httpOnly: true, sameSite: 'lax', path: '/', secure } as const;
+}
+
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: NewSession): void {
   reply.setCookie(SESSION_COOKIE, session.token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: request.protocol === 'https',
+    ...sessionCookieOptions(request),
     maxAge: session.maxAgeSeconds,
   });
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: request.protocol === 'https',
-  });
+  reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(request));
 }
 
 /** The authenticated caller; routes with auth 'user' or 'session' always have one. */
@@ -66,7 +72,7 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 interface AuthPluginOptions {
-  auth: AuthService;
+  resolveSession: SessionResolver;
   publicUrl: string | null;
   bearer?: BearerAuthenticator;
 }
@@ -106,7 +112,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     // act with the user's session, for reading either (only API keys work across origins).
     const token = isCrossOrigin(request, options.publicUrl) ? undefined : request.cookies[SESSION_COOKIE];
     if (token) {
-      const session = await options.auth.resolveSession(token);
+      const session = await options.resolveSession(token);
       if (session) {
         request.actor = session.actor;
         request.sessionTokenHash = session.tokenHash;

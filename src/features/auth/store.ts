@@ -1,6 +1,6 @@
-import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
+import type { Db } from '../../db/types.js';
 
 export async function insertSession(
   db: Db,

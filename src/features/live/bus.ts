@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import type { Logger } from '../../logger.js';
 
 /** One message: notes that changed, and [noteId, userId] pairs of access that ended. */

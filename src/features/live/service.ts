@@ -16,12 +16,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Actor } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
 import type { NoteChanges } from '../../db/noteChanges.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { usersWithAccessTo } from '../notes/store.js';
-import { tombstonedAmong } from '../sync/store.js';
+import { usersWithAccessTo } from '../../model/notes.js';
+import { tombstonedAmong } from '../../model/tombstones.js';
 import type { HintBus, HintMessage } from './bus.js';
 
 /** At most this many events are kept per user for Last-Event-ID. */

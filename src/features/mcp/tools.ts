@@ -2,9 +2,12 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type Actor, canWrite } from '../../actor.js';
+import { asAppError } from '../../db/outage.js';
 import { AppError, errors } from '../../errors.js';
+import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH } from '../../shared/api/limits.js';
+import { NOTE_FILTERS } from '../../shared/api/notes.js';
+import { NOTE_COLORS } from '../../shared/colors.js';
 import { APP_VERSION } from '../../version.js';
-import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, NOTE_COLORS, NOTE_FILTERS } from '../notes/schemas.js';
 import type { NotesService } from '../notes/service.js';
 import type { RevisionsService } from '../revisions/service.js';
 import { MAX_SEARCH_QUERY_LENGTH } from '../search/schemas.js';
@@ -88,8 +91,9 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
       const structured = await body();
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (err) {
-      if (err instanceof AppError) {
-        return { isError: true, content: [{ type: 'text', text: `${err.message} (${err.code})` }] };
+      const known = asAppError(err);
+      if (known) {
+        return { isError: true, content: [{ type: 'text', text: `${known.message} (${known.code})` }] };
       }
       deps.logError(err);
       return { isError: true, content: [{ type: 'text', text: 'Something went wrong on the server' }] };

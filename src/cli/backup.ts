@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Command, fileArgument, print } from '../../commandSupport.js';
-import type { Config } from '../../config.js';
-import { openDatabase } from '../../db/connection.js';
-import { BackupError, type BackupManifest, createBackup, restoreBackup } from './service.js';
+import type { Config } from '../config.js';
+import { openDatabase } from '../db/connection.js';
+import { BackupError, type BackupManifest, createBackup, restoreBackup } from '../features/backup/service.js';
+import { type Command, fileArgument, print } from './support.js';
 
 function describe(manifest: BackupManifest): string {
   const { counts } = manifest.database;

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { type Command, UsageError, withServices } from './commandSupport.js';
-import type { Config } from './config.js';
-import { randomToken } from './crypto.js';
-import { MigrationError, migrateToPostgresCommand } from './db/migrateToPostgres.js';
-import { AppError } from './errors.js';
-import { backupCommands } from './features/backup/commands.js';
-import { BackupError } from './features/backup/service.js';
-import { transferCommands } from './features/transfer/commands.js';
+import type { Config } from '../config.js';
+import { randomToken } from '../crypto.js';
+import { AppError } from '../errors.js';
+import { BackupError } from '../features/backup/service.js';
+import { backupCommands } from './backup.js';
+import { MigrationError, migrateToPostgresCommand } from './migrateToPostgres.js';
+import { type Command, UsageError, withServices } from './support.js';
+import { transferCommands } from './transfer.js';
 
 export { UsageError };
 

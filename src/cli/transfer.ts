@@ -1,6 +1,10 @@
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { openFolder } from '../features/transfer/folder.js';
+import { IMPORT_LIMITS, type ImportSummary } from '../features/transfer/service.js';
+import { openZip } from '../features/transfer/zip.js';
+import { PRIVATE_FILE_MODE } from '../fileModes.js';
 import {
   actorFromOptions,
   type Command,
@@ -9,19 +13,17 @@ import {
   UsageError,
   userOptions,
   withServices,
-} from '../../commandSupport.js';
-import { PRIVATE_FILE_MODE } from '../../fileModes.js';
-import { openFolder } from './folder.js';
-import { IMPORT_LIMITS, type ImportSummary } from './service.js';
-import { openZip } from './zip.js';
+} from './support.js';
 
 export function describeImport(summary: ImportSummary): string {
   const lines = [
     `Imported ${summary.imported} notes with ${summary.attachments} attachments (${summary.format}); ${summary.alreadyThere} were already there.`,
   ];
-  if (summary.unreadable.length > 0) {
-    lines.push(`Skipped as unreadable (${summary.unreadable.length}):`);
+  if (summary.unreadableCount > 0) {
+    lines.push(`Skipped as unreadable (${summary.unreadableCount}):`);
     for (const { source, reason } of summary.unreadable) lines.push(`  ${source}: ${reason}`);
+    const unlisted = summary.unreadableCount - summary.unreadable.length;
+    if (unlisted > 0) lines.push(`  … and ${unlisted} more`);
   }
   return lines.join('\n');
 }
