@@ -12,6 +12,7 @@ import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
+import { onNoteChanges } from './db/noteChanges.js';
 import { openPostgres } from './db/postgres.js';
 import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
 import type { DatabaseOptions, Db } from './db/types.js';
@@ -31,6 +32,9 @@ import { Collaborator } from './features/collaborators/schemas.js';
 import { createCollaboratorsService } from './features/collaborators/service.js';
 import { healthRoutes } from './features/health/routes.js';
 import { createHealthService } from './features/health/service.js';
+import { type HintBus, memoryBus, postgresBus, redisBus } from './features/live/bus.js';
+import { liveRoutes } from './features/live/routes.js';
+import { createLiveService } from './features/live/service.js';
 import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
 import { noteRoutes } from './features/notes/routes.js';
@@ -100,6 +104,8 @@ export function buildServices(deps: {
   quota: StorageQuota;
   /** The OpenID provider, when single sign-on is configured (the server; commands need none). */
   identityProvider?: IdentityProvider;
+  /** Carries the live hints to every process (features/live/bus.ts); default: this process only. */
+  bus?: HintBus;
 }) {
   const passwords = createPasswordHasher(deps.passwordCost);
   const singleSignOn = deps.identityProvider
@@ -140,6 +146,13 @@ export function buildServices(deps: {
       deps.config.vapidSubject ??
       (deps.config.publicUrl?.startsWith('https:') ? deps.config.publicUrl : 'mailto:admin@localhost'),
   });
+  const auth = createAuthService({
+    ...deps,
+    passwords,
+    passwordLogin: deps.config.passwordLogin,
+    singleSignOn,
+  });
+  const apiKeys = createApiKeysService(deps);
   return {
     health: createHealthService({
       pingDatabase: deps.pingDatabase,
@@ -147,7 +160,7 @@ export function buildServices(deps: {
       attachments,
       log: deps.log,
     }),
-    auth: createAuthService({ ...deps, passwords, passwordLogin: deps.config.passwordLogin, singleSignOn }),
+    auth,
     singleSignOn,
     users: createUsersService({ ...deps, notes, passwords }),
     notes,
@@ -157,7 +170,16 @@ export function buildServices(deps: {
     search: createSearchService({ ...deps, noteJson, readers: notes }),
     tags: createTagsService(deps),
     sharing: createSharingService(deps),
-    apiKeys: createApiKeysService(deps),
+    apiKeys,
+    live: createLiveService({
+      db: deps.db,
+      bus: deps.bus ?? memoryBus(),
+      log: deps.log,
+      maxStreamsPerUser: deps.config.eventsMaxStreamsPerUser,
+      maxStreams: deps.config.eventsMaxStreams,
+      activeSessions: auth.activeSessions,
+      existingKeys: apiKeys.existingKeys,
+    }),
     mcpSessions: createMcpSessionsService(deps),
     sync: createSyncService({ db: deps.db, clock: deps.clock, notes, personal: reminderFields }),
     reminders: createRemindersService({
@@ -294,9 +316,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       passwordCost: options.passwordCost,
       quota,
       identityProvider,
+      bus: await hintBus(app, config, database),
     }),
   );
   app.addHook('onClose', async () => database.close());
+  // Every committed note change goes to the live streams; they end before the server closes.
+  onNoteChanges(database.db, app.services.live.committed);
+  await app.services.live.start();
+  app.addHook('preClose', async () => app.services.live.close());
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
   app.removeContentTypeParser('text/plain');
@@ -389,6 +416,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(tagRoutes);
   await app.register(revisionRoutes);
   await app.register(syncRoutes);
+  await app.register(liveRoutes);
   await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
@@ -490,6 +518,16 @@ function startReminders(app: FastifyInstance): void {
   });
   // Before the database closes (onClose), so no tick runs on a closed one.
   app.addHook('preClose', async () => stop?.());
+}
+
+/**
+ * The bus of the live hints (decision 0033): Redis pub/sub with REDIS_URL and PostgreSQL, else
+ * PostgreSQL's LISTEN/NOTIFY, else this process's memory (SQLite: one process).
+ */
+async function hintBus(app: FastifyInstance, config: Config, database: OpenDatabase): Promise<HintBus> {
+  if (database.engine !== 'postgres' || config.databaseUrl === null) return memoryBus();
+  if (config.redisUrl !== null) return redisBus(config.redisUrl, app.log);
+  return postgresBus(database.db, config.databaseUrl, app.log);
 }
 
 /**

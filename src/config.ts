@@ -13,7 +13,10 @@ export interface Config {
    * SQLite, the database itself on PostgreSQL (docs/decisions/0021-attachment-storage.md).
    */
   attachmentsDir: string | null;
-  /** Redis connection URL for the rate limits' counters; null: PostgreSQL's table, or memory on SQLite. */
+  /**
+   * Redis connection URL for the rate limits' counters and, with PostgreSQL, the live hints' bus;
+   * null: PostgreSQL's table (and LISTEN/NOTIFY), or memory on SQLite.
+   */
   redisUrl: string | null;
   /** Origin (scheme://host[:port]) used for share URLs and the cross-origin guard; null = the request's. */
   publicUrl: string | null;
@@ -60,6 +63,10 @@ export interface Config {
   oidcAutoCreateUsers: boolean;
   /** false: only single sign-on, and the owner's recovery sign-in (docs/deploy.md#owner-recovery). */
   passwordLogin: boolean;
+  /** Live streams (GET /api/events) one user may hold open on a process; more are 429. */
+  eventsMaxStreamsPerUser: number;
+  /** Live streams a process holds open in all; more are 429. */
+  eventsMaxStreams: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,7 +123,7 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
   redisUrl: {
     name: 'REDIS_URL',
     description:
-      '`redis://[:password@]host:6379[/db]` (or `rediss://`): the rate limits (login, public shares) count in Redis instead of PostgreSQL, shared by every process (docs/deploy.md)',
+      '`redis://[:password@]host:6379[/db]` (or `rediss://`): the rate limits (login, public shares) count in Redis instead of PostgreSQL, shared by every process, and with `DATABASE_URL` the live hints travel by Redis pub/sub (docs/deploy.md)',
     fallback: null,
     fallbackText: 'PostgreSQL with `DATABASE_URL`, else memory',
     parse: (raw, name) => parseSecretUrl(raw, name, ['redis:', 'rediss:'], 'redis://:password@host:6379'),
@@ -279,6 +286,20 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       "`false` hides and refuses password sign-in, except the owner's recovery sign-in (docs/deploy.md#owner-recovery)",
     fallback: 'true',
     parse: (raw, name) => oneOf(name, raw, ['true', 'false']) === 'true',
+  },
+  eventsMaxStreamsPerUser: {
+    name: 'EVENTS_MAX_STREAMS_PER_USER',
+    description:
+      'Live streams (`GET /api/events`) one user may hold open on a server process; more are refused with 429 (docs/sync.md#live-hints)',
+    fallback: '32',
+    parse: (raw, name) => integer(name, raw, 1, 10_000),
+  },
+  eventsMaxStreams: {
+    name: 'EVENTS_MAX_STREAMS',
+    description:
+      'Live streams a server process holds open for all users together; more are refused with 429 (each holds a connection and ~10 KiB)',
+    fallback: '10000',
+    parse: (raw, name) => integer(name, raw, 1, 1_000_000),
   },
 };
 

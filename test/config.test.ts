@@ -53,6 +53,8 @@ describe('configuration (D-OPS-1)', () => {
       OIDC_SCOPES: ' openid  email groups ',
       OIDC_AUTO_CREATE_USERS: 'TRUE',
       PASSWORD_LOGIN: 'false',
+      EVENTS_MAX_STREAMS_PER_USER: '8',
+      EVENTS_MAX_STREAMS: '500',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -83,6 +85,8 @@ describe('configuration (D-OPS-1)', () => {
       oidcScopes: 'openid email groups',
       oidcAutoCreateUsers: true,
       passwordLogin: false,
+      eventsMaxStreamsPerUser: 8,
+      eventsMaxStreams: 500,
     });
     assert.equal(loadConfig({ STORAGE_QUOTA_MB: '0' }).storageQuotaBytes, null);
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);

@@ -102,6 +102,11 @@ export function createAuthService({
       return resolved;
     },
 
+    /** Which of these sessions (by token hash) are still signed in: the live streams' check. */
+    async activeSessions(tokenHashes: readonly string[]): Promise<Set<string>> {
+      return store.activeSessions(db, tokenHashes, clock.now());
+    },
+
     async logout(tokenHash: string): Promise<void> {
       await store.deleteSession(db, tokenHash);
     },

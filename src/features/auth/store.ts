@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
 import type { OidcLoginsTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
@@ -53,6 +54,22 @@ export async function extendSession(db: Db, tokenHash: string, expiresAt: number
     .set({ expires_at: expiresAt })
     .where('token_hash', '=', tokenHash)
     .execute();
+}
+
+/** Which of these sessions are still signed in (not ended, not expired): the live streams' check. */
+export async function activeSessions(
+  db: Db,
+  tokenHashes: readonly string[],
+  now: number,
+): Promise<Set<string>> {
+  if (tokenHashes.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('sessions')
+    .select('token_hash')
+    .where('token_hash', 'in', inJsonList(tokenHashes))
+    .where('expires_at', '>', now)
+    .execute();
+  return new Set(rows.map((row) => row.token_hash));
 }
 
 export async function deleteSession(db: Db, tokenHash: string): Promise<void> {

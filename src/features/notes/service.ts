@@ -3,6 +3,7 @@ import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import { writeTransaction } from '../../db/groupCommit.js';
+import { transaction } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import type { AttachmentRow } from '../../model/attachments.js';
@@ -337,7 +338,7 @@ export function createNotesService(deps: NotesDeps) {
       ifMatch?: number,
       options: { onlyFromTrash?: boolean } = {},
     ): Promise<void> {
-      const removed = await db.transaction().execute(async (trx) => {
+      const removed = await transaction(db, async (trx) => {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
         checkVersion(note, ifMatch);
         if (options.onlyFromTrash && note.trashed !== 1) {
@@ -351,7 +352,7 @@ export function createNotesService(deps: NotesDeps) {
     /** Deletes notes trashed longer than the retention period (D-NOTE-4); returns how many. */
     async purgeExpiredTrash(): Promise<number> {
       if (deps.trashRetentionDays === 0) return 0;
-      const { count, removed } = await db.transaction().execute(async (trx) => {
+      const { count, removed } = await transaction(db, async (trx) => {
         // Read inside the transaction: the tombstones' time must follow the sync cursor (0016).
         const now = clock.now();
         const before = now - deps.trashRetentionDays * 86_400_000;

@@ -1,6 +1,7 @@
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { transaction } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
@@ -377,7 +378,7 @@ export function createSyncService({ db, clock, notes, personal }: SyncDeps) {
       requireWriteScope(actor);
       const changes = capFutureTimestamps(pushed, clock.now());
       const results: SyncResult[] = new Array(changes.length);
-      const removed = await db.transaction().execute(async (trx) => {
+      const removed = await transaction(db, async (trx) => {
         const context: PushContext = {
           actor,
           now: clock.now(),
