@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './features/auth/schemas.js';
 
 /** Everything the server reads from its environment (D-OPS-1), validated once at start-up. */
 export interface Config {
@@ -12,6 +14,8 @@ export interface Config {
    * SQLite, the database itself on PostgreSQL (docs/decisions/0021-attachment-storage.md).
    */
   attachmentsDir: string | null;
+  /** Seconds the server's start keeps retrying an unreachable PostgreSQL before it gives up. */
+  databaseWaitSeconds: number;
   /** Redis connection URL for the rate limits' counters; null: PostgreSQL's table, or memory on SQLite. */
   redisUrl: string | null;
   /** Origin (scheme://host[:port]) used for share URLs and the cross-origin guard; null = the request's. */
@@ -42,6 +46,10 @@ export interface Config {
   maxImagePixels: number;
   /** Bytes of notes text and attachments each user may own; null: no quota (413 quota_exceeded). */
   storageQuotaBytes: number | null;
+  /** The owner account the server's start creates when there is none yet (with ownerPassword). */
+  ownerEmail: string | null;
+  /** The password of that owner account; null: the owner is created in the web app (setup). */
+  ownerPassword: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +64,11 @@ interface Setting<T> {
   fallback: string | null;
   /** How the default reads for a person, when it is not a plain value. */
   fallbackText?: string;
+  /**
+   * A secret: `<NAME>_FILE` may name a file holding the value instead (Docker and Podman
+   * secrets), and the setting's description says so.
+   */
+  secret?: boolean;
   parse(raw: string, name: string): T;
 }
 
@@ -85,7 +98,15 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       '`postgres://user:password@host:5432/database`: PostgreSQL (13+) holds the data instead of SQLite, attachments included unless `ATTACHMENTS_DIR` is set (docs/deploy.md)',
     fallback: null,
     fallbackText: 'SQLite in `DATA_DIR`',
+    secret: true,
     parse: parseDatabaseUrl,
+  },
+  databaseWaitSeconds: {
+    name: 'DATABASE_WAIT_SECONDS',
+    description:
+      'How long the server, starting, retries an unreachable PostgreSQL (a database that starts next to it) before it stops',
+    fallback: '60',
+    parse: (raw, name) => integer(name, raw, 0, 3600),
   },
   attachmentsDir: {
     name: 'ATTACHMENTS_DIR',
@@ -101,6 +122,7 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       '`redis://[:password@]host:6379[/db]` (or `rediss://`): the rate limits (login, public shares) count in Redis instead of PostgreSQL, shared by every process (docs/deploy.md)',
     fallback: null,
     fallbackText: 'PostgreSQL with `DATABASE_URL`, else memory',
+    secret: true,
     parse: (raw, name) => parseSecretUrl(raw, name, ['redis:', 'rediss:'], 'redis://:password@host:6379'),
   },
   publicUrl: {
@@ -157,6 +179,7 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       'Bearer token a scraper sends to read `/metrics`; without it only the instance owner (session or API key) may',
     fallback: null,
     fallbackText: 'none',
+    secret: true,
     parse: (raw, name) => {
       if (raw.length < 16)
         throw new ConfigError(`${name} must be at least 16 characters, so it cannot be guessed`);
@@ -188,6 +211,33 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       return mebibytes === 0 ? null : mebibytes * 1024 * 1024;
     },
   },
+  ownerEmail: {
+    name: 'OWNER_EMAIL',
+    description:
+      'Email of the owner account created at start when there is none yet (with `OWNER_PASSWORD`); the owner may also sign in without it',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => {
+      if (!/^[^\s@]+@[^\s@]+$/.test(raw.trim())) throw new ConfigError(`${name} must be an email address`);
+      return raw.trim();
+    },
+  },
+  ownerPassword: {
+    name: 'OWNER_PASSWORD',
+    description:
+      'Password of the owner account created at start when there is none yet, so that no one else can claim the instance first; ignored once an owner exists',
+    fallback: null,
+    fallbackText: 'the web app asks for it',
+    secret: true,
+    parse: (raw, name) => {
+      if (raw.length < MIN_PASSWORD_LENGTH || raw.length > MAX_PASSWORD_LENGTH) {
+        throw new ConfigError(
+          `${name} must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,
+        );
+      }
+      return raw;
+    },
+  },
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -199,10 +249,15 @@ export const configVariableNames: readonly string[] = settingList().map((s) => s
 
 const shownFallback = (s: Setting<unknown>) => s.fallbackText ?? s.fallback ?? '';
 
+/** The description, with the `_FILE` variant named for a secret. */
+const describeSetting = (s: Setting<unknown>) =>
+  s.secret ? `${s.description}; or \`${s.name}_FILE\`: a file holding it` : s.description;
+
 export function configHelp(): string {
   const width = Math.max(...configVariableNames.map((name) => name.length)) + 2;
   const lines = settingList().map(
-    (s) => `  ${s.name.padEnd(width)}${s.description.replaceAll('`', '')} (default: ${shownFallback(s)})`,
+    (s) =>
+      `  ${s.name.padEnd(width)}${describeSetting(s).replaceAll('`', '')} (default: ${shownFallback(s)})`,
   );
   return ['Usage: node dist/main.js [--help]', '', 'Environment variables:', ...lines].join('\n');
 }
@@ -211,7 +266,7 @@ export function configHelp(): string {
 export function configMarkdownTable(): string {
   const rows = settingList().map((s) => {
     const fallback = s.fallbackText ?? `\`${s.fallback}\``;
-    return `| \`${s.name}\` | ${fallback} | ${s.description} |`;
+    return `| \`${s.name}\` | ${fallback} | ${describeSetting(s)} |`;
   });
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
@@ -220,12 +275,35 @@ export function configMarkdownTable(): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Partial<Record<keyof Config, unknown>> = {};
   for (const [key, setting] of Object.entries(settings) as [keyof Config, Setting<unknown>][]) {
-    const given = env[setting.name];
+    const given = setting.secret ? secretValue(env, setting.name) : env[setting.name];
     // A variable without a default is unset when empty too (PUBLIC_URL= in a compose file).
     const raw = setting.fallback === null && given === '' ? null : (given ?? setting.fallback);
     config[key] = raw === null ? null : setting.parse(raw, setting.name);
   }
+  if (config.ownerEmail !== null && config.ownerPassword === null) {
+    throw new ConfigError(
+      'OWNER_EMAIL needs OWNER_PASSWORD (or OWNER_PASSWORD_FILE) to create the owner with',
+    );
+  }
   return config as Config;
+}
+
+/**
+ * A secret's value: the variable itself, or the contents of the file `<NAME>_FILE` names (its
+ * one trailing newline removed), never both. A refusal names the file, never the value.
+ */
+function secretValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const file = env[`${name}_FILE`];
+  if (file === undefined || file === '') return env[name];
+  if (env[name] !== undefined && env[name] !== '') {
+    throw new ConfigError(`Set either ${name} or ${name}_FILE, not both`);
+  }
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`${name}_FILE names "${file}", which cannot be read (${reason})`);
+  }
 }
 
 function parseDatabaseUrl(raw: string, name: string): string {

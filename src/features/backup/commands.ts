@@ -40,7 +40,7 @@ export const backupCommands: Record<string, Command> = {
       if (!fs.existsSync(path.join(config.dataDir, 'notes.db'))) {
         throw new BackupError(`There is no database in ${config.dataDir} to back up`);
       }
-      const database = await openDatabase(config.dataDir);
+      const database = await openDatabase(config.dataDir, { schema: 'require-current' });
       try {
         const manifest = await createBackup(database.sqlite, config.dataDir, target);
         print(`Backup written to ${target}: ${describe(manifest)}`);
