@@ -85,6 +85,8 @@ export function buildServices(deps: {
   db: Db;
   /** The health check's probe of the database (OpenDatabase.ping). */
   pingDatabase: () => void | Promise<void>;
+  /** The health check's probe of Redis, when REDIS_URL is set (the server's only). */
+  pingRedis?: () => Promise<unknown>;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -113,7 +115,12 @@ export function buildServices(deps: {
     noteJson,
   });
   return {
-    health: createHealthService({ pingDatabase: deps.pingDatabase, attachments, log: deps.log }),
+    health: createHealthService({
+      pingDatabase: deps.pingDatabase,
+      pingRedis: deps.pingRedis,
+      attachments,
+      log: deps.log,
+    }),
     auth: createAuthService({ ...deps, passwords }),
     users: createUsersService({ ...deps, notes, passwords }),
     notes,
@@ -278,11 +285,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerTrustedHosts(app, config);
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
+  const redis = config.redisUrl === null ? null : await connectRedis(app, config.redisUrl);
   app.decorate(
     'services',
     buildServices({
       db: database.db,
       pingDatabase: database.ping,
+      ...(redis ? { pingRedis: () => redis.ping() } : {}),
       clock,
       config,
       log: app.log,
@@ -320,7 +329,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    ...(await sharedRateLimitStore(app, config, database)),
+    ...sharedRateLimitStore(redis, database),
     errorResponseBuilder: (_request, context) => errors.rateLimited(Math.ceil(context.ttl / 1000)),
   });
   await app.register(swagger, {
@@ -406,23 +415,30 @@ async function createConfiguredOwner(app: FastifyInstance, config: Config): Prom
 }
 
 /**
+ * The Redis of REDIS_URL, loaded only when configured like the MCP SDK (decision 0017). A
+ * request waits for at most one reconnection attempt: a Redis that is down refuses
+ * rate-limited requests (500) and fails the health check instead of holding them.
+ */
+async function connectRedis(app: FastifyInstance, url: string) {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  redis.on('error', (err) => app.log.error({ err }, 'Redis unreachable'));
+  app.addHook('onClose', async () => {
+    await redis.quit();
+  });
+  return redis;
+}
+
+/**
  * Where the rate limits count, so that several processes count together (issue 15): in Redis
  * with REDIS_URL, else in PostgreSQL's table with DATABASE_URL, else in this process's memory
  * (SQLite: one process).
  */
-async function sharedRateLimitStore(app: FastifyInstance, config: Config, database: OpenDatabase) {
-  if (config.redisUrl !== null) {
-    // Loaded only when configured, like the MCP SDK (decision 0017).
-    const { Redis } = await import('ioredis');
-    // A request waits for at most one reconnection attempt: a Redis that is down refuses
-    // rate-limited requests (500) instead of holding them.
-    const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1 });
-    redis.on('error', (err) => app.log.error({ err }, 'Redis (rate limits) unreachable'));
-    app.addHook('onClose', async () => {
-      await redis.quit();
-    });
-    return { store: redisRateLimitStore(redis) };
-  }
+function sharedRateLimitStore(
+  redis: Awaited<ReturnType<typeof connectRedis>> | null,
+  database: OpenDatabase,
+) {
+  if (redis !== null) return { store: redisRateLimitStore(redis) };
   return database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {};
 }
 

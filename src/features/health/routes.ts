@@ -10,7 +10,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags: ['operations'],
-        summary: 'Liveness, database and attachment storage check (D-OPS-2)',
+        summary:
+          'Liveness and readiness: the database, the attachment storage and Redis when configured (D-OPS-2)',
         response: {
           200: HealthStatus,
           ...errorResponses(503),
