@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import {
@@ -80,13 +81,15 @@ import { APP_VERSION } from './version.js';
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+/** How long start-up waits for a first connection to Redis that neither opens nor fails. */
+const REDIS_CONNECT_WAIT_MS = 5000;
 
 export function buildServices(deps: {
   db: Db;
   /** The health check's probe of the database (OpenDatabase.ping). */
   pingDatabase: () => void | Promise<void>;
-  /** The health check's probe of Redis, when REDIS_URL is set (the server's only). */
-  pingRedis?: () => Promise<unknown>;
+  /** The health check's probe of Redis, with REDIS_URL. */
+  pingRedis?: () => Promise<boolean>;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -285,13 +288,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerTrustedHosts(app, config);
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
-  const redis = config.redisUrl === null ? null : await connectRedis(app, config.redisUrl);
+  const redis = config.redisUrl === null ? undefined : await openRedis(app, config.redisUrl);
   app.decorate(
     'services',
     buildServices({
       db: database.db,
       pingDatabase: database.ping,
-      ...(redis ? { pingRedis: () => redis.ping() } : {}),
+      pingRedis: redis && (() => redisAnswers(redis)),
       clock,
       config,
       log: app.log,
@@ -329,7 +332,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    ...sharedRateLimitStore(redis, database),
+    ...sharedRateLimitStore(database, redis),
     errorResponseBuilder: (_request, context) => errors.rateLimited(Math.ceil(context.ttl / 1000)),
   });
   await app.register(swagger, {
@@ -415,18 +418,59 @@ async function createConfiguredOwner(app: FastifyInstance, config: Config): Prom
 }
 
 /**
- * The Redis of REDIS_URL, loaded only when configured like the MCP SDK (decision 0017). A
- * request waits for at most one reconnection attempt: a Redis that is down refuses
- * rate-limited requests (500) and fails the health check instead of holding them.
+ * The Redis client of the rate limits (REDIS_URL; decision 0022). It reconnects for as long as the
+ * process lives; meanwhile the requests that count in it answer 503 `unavailable` (decision 0028).
  */
-async function connectRedis(app: FastifyInstance, url: string) {
+async function openRedis(app: FastifyInstance, url: string) {
+  // Loaded only when configured, like the MCP SDK (decision 0017).
   const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  redis.on('error', (err) => app.log.error({ err }, 'Redis unreachable'));
+  const redis = new Redis(url, {
+    // While Redis is away, a command fails at once (503) instead of waiting for a reconnection;
+    // one sent just before the connection broke waits for one reconnection attempt at most, and
+    // one that Redis does not answer, 2 s.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 2000,
+    // Attempts at most a second apart: the process notices within a second that Redis is back.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  });
+  // Every failed attempt emits 'error' (unheard, it would end the process): logged once an outage.
+  let reachable = true;
+  redis.on('error', (err) => {
+    if (!reachable) return;
+    reachable = false;
+    app.log.error({ err }, 'Redis unreachable: sign-ins and public share links answer 503 until it is back');
+  });
+  redis.on('ready', () => {
+    if (reachable) return;
+    reachable = true;
+    app.log.info('Redis reachable again');
+  });
+  // The first requests find it connected, unless it cannot be reached (refused at once).
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(settled, REDIS_CONNECT_WAIT_MS);
+    function settled() {
+      clearTimeout(timer);
+      redis.off('ready', settled).off('error', settled);
+      resolve();
+    }
+    redis.once('ready', settled).once('error', settled);
+  });
   app.addHook('onClose', async () => {
-    await redis.quit();
+    // QUIT would wait for a Redis that is away.
+    if (redis.status === 'ready') await redis.quit();
+    else redis.disconnect();
   });
   return redis;
+}
+
+/** Whether Redis answers now: no wait for a reconnection when it is known to be away. */
+async function redisAnswers(redis: Redis): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  return redis.ping().then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -434,11 +478,8 @@ async function connectRedis(app: FastifyInstance, url: string) {
  * with REDIS_URL, else in PostgreSQL's table with DATABASE_URL, else in this process's memory
  * (SQLite: one process).
  */
-function sharedRateLimitStore(
-  redis: Awaited<ReturnType<typeof connectRedis>> | null,
-  database: OpenDatabase,
-) {
-  if (redis !== null) return { store: redisRateLimitStore(redis) };
+function sharedRateLimitStore(database: OpenDatabase, redis: Redis | undefined) {
+  if (redis) return { store: redisRateLimitStore(redis) };
   return database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {};
 }
 

@@ -77,7 +77,14 @@ export const ERROR_CODES = {
   rate_limited: [429, 'Too many requests; `Retry-After` says when to try again'],
   headers_too_large: [431, 'The request headers are too large; the connection is closed'],
   internal_error: [500, 'Something went wrong on the server (it is logged, never sent)'],
-  unhealthy: [503, 'The health check failed: the message says whether the database or the file storage'],
+  unavailable: [
+    503,
+    'The database (or Redis, for sign-ins and public shares) cannot be reached right now; try again after `Retry-After` seconds. A write answered so may or may not have been stored',
+  ],
+  unhealthy: [
+    503,
+    'The health check failed: the message says whether the database or the file storage; `Retry-After` as for `unavailable`',
+  ],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -110,6 +117,16 @@ export function detailPath(pointer: string, part = 'body'): string {
 }
 
 export const PAYLOAD_TOO_LARGE_MESSAGE = 'The request body is too large';
+
+/**
+ * Retry-After of `unavailable` and `unhealthy`: a restarted database is back within seconds, and
+ * a client retrying sooner only adds to the load of a server that cannot serve it.
+ */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+const retryAfterOutage = { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) };
+
+/** What cannot be reached, in `unavailable`'s message (never its address or the driver's error). */
+export type OutageOf = 'database' | 'redis';
 
 /** One factory per code; the message says what went wrong this time. */
 export const errors = {
@@ -178,7 +195,14 @@ export const errors = {
     ),
   rateLimited: (retryInSeconds: number) =>
     new AppError('rate_limited', `Too many requests; try again in ${retryInSeconds} s`),
-  unhealthy: (reason: string) => new AppError('unhealthy', reason),
+  unavailable: (of: OutageOf) =>
+    new AppError(
+      'unavailable',
+      `${of === 'database' ? 'The database' : 'The rate limits’ store (Redis)'} cannot be reached right now; try again in ${OUTAGE_RETRY_AFTER_SECONDS} s`,
+      undefined,
+      retryAfterOutage,
+    ),
+  unhealthy: (reason: string) => new AppError('unhealthy', reason, undefined, retryAfterOutage),
 };
 
 /** docs/api.md's table of error codes, grouped by status. */

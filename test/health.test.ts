@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TestClient } from './helpers/client.js';
-import { testRedisUrl } from './helpers/redis.js';
 import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
 describe('GET /api/health', () => {
@@ -44,33 +42,5 @@ describe('GET /api/health', () => {
     assert.equal(response.body.message, 'The attachment storage cannot be read or written');
     assert.ok(!response.text.includes(other.dataDir));
     await other.close();
-  });
-
-  it('answers 503 naming Redis when REDIS_URL is set and Redis does not answer', async () => {
-    // A port nothing listens on: Redis down (the shared test Redis is never stopped).
-    const closed = net.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as net.AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
-    const other = await startServer({ env: { REDIS_URL: `redis://:hunter2@127.0.0.1:${port}/0` } });
-    try {
-      const response = await new TestClient(other.url).get('/api/health');
-      assert.equal(response.status, 503);
-      assert.equal(response.body.message, 'Redis is not answering');
-      assert.ok(!response.text.includes('hunter2'));
-    } finally {
-      await other.close();
-    }
-  });
-
-  it('answers ok when the configured Redis answers', {
-    skip: !testRedisUrl && 'no TEST_REDIS_URL',
-  }, async () => {
-    const other = await startServer({ env: { REDIS_URL: testRedisUrl! } });
-    try {
-      assert.equal((await new TestClient(other.url).get('/api/health')).status, 200);
-    } finally {
-      await other.close();
-    }
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { REDIS_KEY_PREFIX } from '../src/db/rateLimitStore.js';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../src/errors.js';
 import { LOGIN_RATE_LIMIT } from '../src/features/auth/routes.js';
 import { SHARED_ATTACHMENT_RATE_LIMIT, SHARED_NOTE_RATE_LIMIT } from '../src/features/sharing/routes.js';
 import { setupOwner, TestClient } from './helpers/client.js';
@@ -48,15 +49,16 @@ describe('rate limits across 3 processes', { skip: !onPostgres && 'needs TEST_DA
 });
 
 describe('rate limits in a Redis that cannot be reached', () => {
-  it('refuse sign-ins rather than let them through unlimited', async () => {
+  it('refuse sign-ins as unavailable rather than let them through unlimited', async () => {
     // Port 1: nothing listens there.
     const server = await startServer({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
     try {
       const attacker = new TestClient(server.url);
       for (let n = 0; n <= LOGIN_RATE_LIMIT; n++) {
         const answer = await attacker.post('/api/auth/login', { password: 'guess' });
-        assert.equal(answer.status, 500, `attempt ${n + 1}`);
-        assert.equal(answer.body.code, 'internal_error');
+        assert.equal(answer.status, 503, `attempt ${n + 1}`);
+        assert.equal(answer.body.code, 'unavailable');
+        assert.equal(answer.headers.get('retry-after'), String(OUTAGE_RETRY_AFTER_SECONDS));
       }
     } finally {
       await server.close();

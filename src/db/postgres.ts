@@ -15,6 +15,7 @@ import pg from 'pg';
 import type { DatabaseOptions, OpenDatabase } from './connection.js';
 import { prepareSchema } from './connection.js';
 import { useEngine } from './dialect.js';
+import { isDatabaseOutage } from './outage.js';
 import type { Database } from './schema.js';
 
 /**
@@ -31,6 +32,18 @@ export const WRITE_LOCK_KEY = 7_150_001;
  * clean-ups run once across processes, and another process takes over when it stops.
  */
 export const MAINTENANCE_LOCK_KEY = 7_150_002;
+
+/**
+ * How long a query waits for a connection (the pool's turn, then the TCP and login handshake):
+ * past it, it fails as unavailable instead of hanging while the database is unreachable.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * A broken connection's 'error' event: what ran on it has failed with the error already, and the
+ * pool or the lock below replaces it; the failed requests are logged, not each connection.
+ */
+function ignoreConnectionError(): void {}
 
 /** SQLSTATE raised by the storage_grew trigger function (migration 0001 on PostgreSQL). */
 const QUOTA_EXCEEDED_STATE = 'NQ001';
@@ -54,12 +67,17 @@ export async function openPostgres(url: string, options: DatabaseOptions = {}): 
     connectionString: url,
     types,
     max: 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // The storage quota the triggers enforce (migration 0001), for this connection's writes.
     options: quota === null ? undefined : `-c notes.storage_quota_bytes=${quota}`,
   });
-  // An idle connection that breaks (a database restart) must not crash the process; the next
+  // A connection that breaks (a database restart or stop, a network cut) emits 'error', which
+  // would end the process unheard. The pool listens on idle connections only, so every
+  // connection gets a listener of its own from the start, for while Kysely has it checked out
+  // too: what was running on it fails (503, src/db/outage.ts), the pool drops it, and the next
   // query opens a new one.
-  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', ignoreConnectionError));
+  pool.on('error', ignoreConnectionError);
   const { onQuery, storageGrew } = options;
   const driverHooks: DriverHooks = { translate: (error) => translateError(error, storageGrew) };
   const db = new Kysely<Database>({
@@ -101,17 +119,6 @@ export function postgresLocation(url: string): string {
 /** PostgreSQL could not be reached or refused the connection; the message is one sentence. */
 export class DatabaseUnreachableError extends Error {}
 
-/** Errors that a PostgreSQL which is still starting (or a network coming up) gives. */
-const TRANSIENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  '57P03', // the database system is starting up
-]);
-
 /**
  * Connects once, retrying transient failures with doubling delays (0.5 s up to 8 s) until
  * `wait.seconds` have passed: a server started next to its database (compose) waits for it.
@@ -131,8 +138,9 @@ async function waitUntilReachable(
       const { code, message } = error as { code?: string; message?: string };
       const reason = message || code || 'unknown error';
       const where = postgresLocation(url);
-      if (!wait || !TRANSIENT_CODES.has(code ?? '') || Date.now() + delayMs > deadline) {
-        const waited = wait && TRANSIENT_CODES.has(code ?? '') ? ` (waited ${wait.seconds} s)` : '';
+      const transient = isDatabaseOutage(error);
+      if (!wait || !transient || Date.now() + delayMs > deadline) {
+        const waited = wait && transient ? ` (waited ${wait.seconds} s)` : '';
         throw new DatabaseUnreachableError(`Cannot connect to PostgreSQL at ${where}${waited}: ${reason}`);
       }
       wait.retrying(
@@ -153,16 +161,21 @@ function heldLock(url: string, key: number) {
   return {
     async tryHold(): Promise<boolean> {
       if (holder) return true;
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+      // Its connection broke (a database restart): the lock went with it; the next tryHold, an
+      // hour later, takes it again if no other process has.
       client.on('error', () => {
         if (holder === client) holder = undefined;
       });
-      await client.connect();
-      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [
-        key,
-      ]);
-      if (rows[0]?.held) holder = client;
-      else await client.end();
+      try {
+        await client.connect();
+        const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1) AS held', [
+          key,
+        ]);
+        if (rows[0]?.held) holder = client;
+      } finally {
+        if (holder !== client) await client.end().catch(ignoreConnectionError);
+      }
       return holder === client;
     },
     async release(): Promise<void> {

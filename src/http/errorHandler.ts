@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { asAppError } from '../db/outage.js';
 import {
   AppError,
   detailPath,
@@ -88,17 +89,23 @@ export function registerErrorHandling(app: FastifyInstance, notFoundFallback?: N
       const message = first ? `Invalid request: ${first.path} ${first.message}` : 'Invalid request';
       return reply.code(400).send(errorBody(400, 'validation_failed', message, details));
     }
-    const known = error.code ? FRAMEWORK_CODES[error.code] : undefined;
-    if (known) {
+    const framework = error.code ? FRAMEWORK_CODES[error.code] : undefined;
+    if (framework) {
       return reply
-        .code(known.status)
-        .send(errorBody(known.status, known.code, known.message ?? error.message));
+        .code(framework.status)
+        .send(errorBody(framework.status, framework.code, framework.message ?? error.message));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       // Other framework 4xx (e.g. a JSON syntax error): keep the status, give it a catalogue code.
       const code = error instanceof SyntaxError ? 'invalid_json' : (FALLBACK_CODES[status] ?? 'bad_request');
       return reply.code(status).send(errorBody(status, code, error.message));
+    }
+    // The database or Redis out of reach (a restart, an outage): 503 until it is back.
+    const outage = asAppError(error);
+    if (outage) {
+      request.log.warn({ err: error }, 'request failed: a store it needs is out of reach');
+      return sendAppError(reply, outage);
     }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send(errorBody(500, 'internal_error', 'Something went wrong on the server'));

@@ -10,17 +10,13 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'public' },
       schema: {
         tags: ['operations'],
-        summary:
-          'Liveness and readiness: the database, the attachment storage and Redis when configured (D-OPS-2)',
+        summary: 'Liveness, database and attachment storage check (D-OPS-2); reports Redis when configured',
         response: {
           200: HealthStatus,
           ...errorResponses(503),
         },
       },
     },
-    async () => {
-      await app.services.health.check();
-      return { status: 'ok' as const, version: APP_VERSION };
-    },
+    async () => ({ status: 'ok' as const, version: APP_VERSION, ...(await app.services.health.check()) }),
   );
 };

@@ -2,6 +2,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type Actor, canWrite } from '../../actor.js';
+import { asAppError } from '../../db/outage.js';
 import { AppError, errors } from '../../errors.js';
 import { APP_VERSION } from '../../version.js';
 import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, NOTE_COLORS, NOTE_FILTERS } from '../notes/schemas.js';
@@ -88,8 +89,9 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
       const structured = await body();
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (err) {
-      if (err instanceof AppError) {
-        return { isError: true, content: [{ type: 'text', text: `${err.message} (${err.code})` }] };
+      const known = asAppError(err);
+      if (known) {
+        return { isError: true, content: [{ type: 'text', text: `${known.message} (${known.code})` }] };
       }
       deps.logError(err);
       return { isError: true, content: [{ type: 'text', text: 'Something went wrong on the server' }] };

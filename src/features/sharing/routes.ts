@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
+import { asAppError } from '../../db/outage.js';
 import { actorOf, requestOrigin } from '../../http/auth.js';
 import { errorResponses, NoteIdParams, withHeaders } from '../../http/schemas.js';
 import { type SecurityHeaders, securityHeaders } from '../../http/securityHeaders.js';
@@ -145,9 +146,15 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-/** People get a page, not JSON: the friendly 404 for a dead link, and pages for 429 and 5xx. */
+/**
+ * People get a page, not JSON: the friendly 404 for a dead link, and pages for 429 and 5xx (503
+ * with Retry-After while the database or Redis is out of reach).
+ */
 function renderPageError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
+  const known = asAppError(error);
+  if (known?.headers) reply.headers(known.headers);
+  const status =
+    known?.statusCode ?? (error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500);
   if (status >= 500) request.log.error({ err: error }, 'share page failed');
   const notice = status === 404 ? 'unavailable' : status === 429 ? 'rate_limited' : 'error';
   return reply.code(status).type('text/html; charset=utf-8').send(renderNoticePage(notice));
