@@ -3,7 +3,7 @@
  * with how many connections, and the target it is held to. run.ts does the rest.
  */
 import { randomUUID } from 'node:crypto';
-import { MAX_SYNC_CHANGES } from '../src/features/sync/schemas.js';
+import { MAX_SYNC_CHANGES } from '../src/shared/api/limits.js';
 import { type CorpusNote, generateCorpus, RARE_WORD } from './corpus.js';
 
 export type CorpusName = 'notes' | 'search';

@@ -6,10 +6,11 @@ import { type Actor, sessionActor } from '../src/actor.js';
 import { buildServices, openDataDir } from '../src/app.js';
 import { MonotonicClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
-import { pickNoteFields } from '../src/features/notes/fields.js';
-import type { NoteColor, NoteInput } from '../src/features/notes/schemas.js';
-import { insertNote } from '../src/features/notes/writes.js';
-import { findOwner } from '../src/features/users/store.js';
+import { pickNoteFields } from '../src/model/noteFields.js';
+import { insertNote } from '../src/model/noteWrites.js';
+import { findOwner } from '../src/model/users.js';
+import type { NoteInput } from '../src/shared/api/notes.js';
+import type { NoteColor } from '../src/shared/colors.js';
 import { type CorpusNote, generateCorpus } from './corpus.js';
 
 export const BENCH_PASSWORD = 'benchmark owner password';

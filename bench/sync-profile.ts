@@ -16,8 +16,8 @@ import { parseArgs, promisify } from 'node:util';
 import { sessionActor } from '../src/actor.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import type { SyncChange } from '../src/features/sync/schemas.js';
-import { findOwner } from '../src/features/users/store.js';
+import { findOwner } from '../src/model/users.js';
+import type { SyncChange } from '../src/shared/api/sync.js';
 import { generateCorpus } from './corpus.js';
 import { BENCH_PASSWORD, seedDataDir } from './seed.js';
 

@@ -13,6 +13,20 @@ export interface Actor {
   keyId?: string;
 }
 
+/** A session just started or renewed: the cookie to send (the http layer sets it). */
+export interface NewSession {
+  token: string;
+  maxAgeSeconds: number;
+}
+
+/** A session cookie resolved to its actor (sessions are kept by the auth feature). */
+export interface ResolvedSession {
+  actor: Actor;
+  tokenHash: string;
+  /** Set when the session was renewed and the cookie must be sent again. */
+  renewed?: NewSession;
+}
+
 /** A read-only API key may look but not change anything (D-KEY-3). */
 export function canWrite(actor: Actor): boolean {
   return actor.scopes.has('notes:write');

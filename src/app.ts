@@ -10,24 +10,18 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Redis } from 'ioredis';
 import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
-import {
-  type DatabaseOptions,
-  type Db,
-  type OpenDatabase,
-  openDatabase,
-  type SchemaPolicy,
-} from './db/connection.js';
+import { type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
 import { openPostgres, postgresLocation } from './db/postgres.js';
 import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
+import type { DatabaseOptions, Db, SchemaPolicy } from './db/types.js';
 import { AppError, errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
 import { createAttachmentsService } from './features/attachments/service.js';
-import { attachmentStorageFor } from './features/attachments/storage.js';
-import { createPasswordHasher, type ScryptCost } from './features/auth/passwords.js';
+import { attachmentStorageFor } from './features/attachments/storageFor.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';
 import { collaboratorRoutes } from './features/collaborators/routes.js';
@@ -37,11 +31,8 @@ import { healthRoutes } from './features/health/routes.js';
 import { createHealthService } from './features/health/service.js';
 import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
-import { createNoteJsonCache } from './features/notes/presenter.js';
 import { noteRoutes } from './features/notes/routes.js';
-import { Attachment, Note } from './features/notes/schemas.js';
 import { createNotesService } from './features/notes/service.js';
-import { newestUpdate } from './features/notes/store.js';
 import { revisionRoutes } from './features/revisions/routes.js';
 import { NoteRevision } from './features/revisions/schemas.js';
 import { createRevisionsService } from './features/revisions/service.js';
@@ -57,6 +48,7 @@ import { tagRoutes } from './features/tags/routes.js';
 import { createTagsService } from './features/tags/service.js';
 import { transferRoutes } from './features/transfer/routes.js';
 import { createTransferService } from './features/transfer/service.js';
+import { createPasswordHasher, type ScryptCost } from './features/users/passwords.js';
 import { userRoutes } from './features/users/routes.js';
 import { UserProfile, UserSummary } from './features/users/schemas.js';
 import { createUsersService } from './features/users/service.js';
@@ -77,6 +69,9 @@ import { buildCachedSerializers } from './http/serialization.js';
 import { registerTrustedHosts } from './http/trustedHosts.js';
 import { registerValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
+import { createNoteJsonCache } from './model/noteAnswers.js';
+import { newestUpdate } from './model/notes.js';
+import { Attachment, Note } from './shared/api/notes.js';
 import { APP_VERSION } from './version.js';
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
@@ -108,7 +103,7 @@ export function buildServices(deps: {
     quota: deps.quota,
     log: deps.log,
   });
-  // One cache of note answers for the lists and the search results (presenter.ts).
+  // One cache of note answers for the lists and the search results (model/noteAnswers.ts).
   const noteJson = createNoteJsonCache();
   const notes = createNotesService({
     db: deps.db,
@@ -369,7 +364,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerCors(app, config.corsOrigins);
   registerBodyDraining(app);
   await app.register(authPlugin, {
-    auth: app.services.auth,
+    resolveSession: app.services.auth.resolveSession,
     publicUrl: config.publicUrl,
     bearer: app.services.apiKeys.authenticate,
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './features/auth/schemas.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './shared/api/limits.js';
 
 /** Everything the server reads from its environment (D-OPS-1), validated once at start-up. */
 export interface Config {

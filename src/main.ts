@@ -1,5 +1,5 @@
 import { buildApp } from './app.js';
-import { commandsHelp, runCommand } from './commands.js';
+import { commandsHelp, runCommand } from './cli/commands.js';
 import { ConfigError, configHelp, loadConfig } from './config.js';
 import { startFailure } from './startFailure.js';
 

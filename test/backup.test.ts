@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it, mock } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { runCommand } from '../src/commands.js';
+import { runCommand } from '../src/cli/commands.js';
 import { loadConfig } from '../src/config.js';
 import { registerFunctions } from '../src/db/connection.js';
 import { createBackup } from '../src/features/backup/service.js';

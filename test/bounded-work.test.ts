@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sessionActor } from '../src/actor.js';
-import { MAX_CONTENT_LENGTH } from '../src/features/notes/schemas.js';
+import { MAX_CONTENT_LENGTH } from '../src/shared/api/limits.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 

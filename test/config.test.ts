@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { commandsHelp } from '../src/commands.js';
+import { commandsHelp } from '../src/cli/commands.js';
 import {
   ConfigError,
   configHelp,

@@ -6,18 +6,14 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { attachmentsByNote } from '../src/features/attachments/store.js';
 import {
   findSessionUser,
   findSessionUserWithKysely,
   sessionUserStatement,
 } from '../src/features/auth/store.js';
-import {
-  findNoteWithRoleFast,
-  findNoteWithRoleWithKysely,
-  noteRelationsFast,
-} from '../src/features/notes/store.js';
-import { tagsByNote } from '../src/features/tags/store.js';
+import { attachmentsByNote } from '../src/model/attachments.js';
+import { findNoteWithRoleFast, findNoteWithRoleWithKysely, noteRelationsFast } from '../src/model/notes.js';
+import { tagsByNote } from '../src/model/tags.js';
 import { createUserClient, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { useOwner, useServer } from './helpers/server.js';

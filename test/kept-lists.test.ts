@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { type ListFilter, listNotes } from '../src/features/notes/store.js';
+import { type ListFilter, listNotes } from '../src/model/notes.js';
 import { createUserClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { useOwner, useServer } from './helpers/server.js';

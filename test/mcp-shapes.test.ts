@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { z } from 'zod';
 import { AttachmentOut, NoteOut, RevisionOut, TagOut } from '../src/features/mcp/presenters.js';
-import type { Attachment, Note } from '../src/features/notes/schemas.js';
 import type { NoteRevision } from '../src/features/revisions/schemas.js';
 import type { Tag } from '../src/features/tags/schemas.js';
+import type { Attachment, Note } from '../src/shared/api/notes.js';
 import { useOwner, useServer } from './helpers/server.js';
 import { uploadImage } from './helpers/uploads.js';
 

@@ -1,6 +1,6 @@
 /**
  * GET /api/notes, GET /api/notes/{id} and GET /api/sync send each note's answer from a cache
- * kept by note version (presenter.ts, NoteJsonCache): after every kind of change that alters a note's answer,
+ * kept by note version (model/noteAnswers.ts, NoteJsonCache): after every kind of change that alters a note's answer,
  * both must say what the notes service's `get` (which never uses the cache) says, and who sees a
  * note must still be decided by the list's query and the by-id read's access decision.
  */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addNoteTags, tagsByNote } from '../src/features/tags/store.js';
+import { addNoteTags, tagsByNote } from '../src/model/tags.js';
 import { MAX_TAGS_PER_NOTE } from '../src/shared/hashtags.js';
 import { useOwner, useServer } from './helpers/server.js';
 

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { listBatches, noteViewBatches } from '../src/features/notes/presenter.js';
 import { jsonArrayChunks, sendJsonTextArray } from '../src/http/jsonArray.js';
+import { listBatches, noteViewBatches } from '../src/model/noteAnswers.js';
 import { createUserClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 

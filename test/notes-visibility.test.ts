@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findNotesWithRole } from '../src/features/notes/store.js';
+import { findNotesWithRole } from '../src/model/notes.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -47,7 +47,7 @@ describe('GET /api/notes and GET /api/search: which notes a user sees', () => {
 });
 
 /**
- * Every reader of notes against the same cases (src/features/notes/visibility.ts): a note shared
+ * Every reader of notes against the same cases (src/model/visibility.ts): a note shared
  * with a collaborator, a note its owner keeps private, a collaborator's own note, and a user
  * who has no notes and nothing shared. Each note carries a hashtag of its own, so the tags a
  * reader lists say which notes it counted.

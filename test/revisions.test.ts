@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { REVISION_RETENTION_DAYS, REVISIONS_KEPT } from '../src/features/revisions/service.js';
+import { REVISION_RETENTION_DAYS, REVISIONS_KEPT } from '../src/model/revisions.js';
 import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';

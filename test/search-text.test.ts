@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type Engine, engine, useEngine } from '../src/db/dialect.js';
-import { buildMatchQuery, indexText, tsvectorInput } from '../src/features/search/searchText.js';
+import { buildMatchQuery, indexText, tsvectorInput } from '../src/model/searchText.js';
 
 /** buildMatchQuery for one engine, whichever this process's database is (the call is synchronous). */
 function matchQueryOf(wanted: Engine, q: string): string | null {

@@ -8,7 +8,7 @@ import { sessionActor } from '../src/actor.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { createSearchService, rankInWindows } from '../src/features/search/service.js';
-import { findOwner } from '../src/features/users/store.js';
+import { findOwner } from '../src/model/users.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { ManualClock, startServer, type TestServer, tempDataDir } from './helpers/server.js';

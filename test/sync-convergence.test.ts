@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type Actor, sessionActor } from '../src/actor.js';
-import { isCollaborator } from '../src/features/collaborators/store.js';
-import { NOTE_COLORS, type Note } from '../src/features/notes/schemas.js';
-import { revisionAt } from '../src/features/revisions/store.js';
 import { conflictCopyId } from '../src/features/sync/merge.js';
-import type { SyncChange } from '../src/features/sync/schemas.js';
 import type { SyncService } from '../src/features/sync/service.js';
-import { insertUser } from '../src/features/users/store.js';
+import { isCollaborator } from '../src/model/collaborators.js';
+import { revisionAt } from '../src/model/revisions.js';
+import { insertUser } from '../src/model/users.js';
+import type { Note } from '../src/shared/api/notes.js';
+import type { SyncChange } from '../src/shared/api/sync.js';
+import { NOTE_COLORS } from '../src/shared/colors.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 /**

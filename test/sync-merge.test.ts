@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type FieldHistory, NOTE_FIELD_NAMES, type NoteFields } from '../src/features/notes/fields.js';
 import {
   applyOrder,
   BatchFields,
@@ -9,6 +8,7 @@ import {
   type MergeInput,
   mergeChange,
 } from '../src/features/sync/merge.js';
+import { type FieldHistory, NOTE_FIELD_NAMES, type NoteFields } from '../src/model/noteFields.js';
 import { mergeLines } from '../src/shared/textMerge.js';
 
 const NOTE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_CHANGES_PER_PUSH } from '../web/src/sync/engine.js';
+import { MAX_SYNC_CHANGES } from '../src/shared/api/limits.js';
 import type { ServerNote, SyncEngine, SyncNotice } from '../web/src/sync/index.js';
 import { createUserClient, OWNER_PASSWORD, type TestClient } from './helpers/client.js';
 import { ManualClock, useOwner, useServer } from './helpers/server.js';
@@ -250,15 +250,15 @@ describe('web sync engine: outbox and push', () => {
     await reloaded.engine.close();
   });
 
-  it(`pushes at most ${MAX_CHANGES_PER_PUSH} changes per request`, async () => {
+  it(`pushes at most ${MAX_SYNC_CHANGES} changes per request`, async () => {
     const userId = await userIdOf(owner);
     const recorder = recordingFetch(fetchAs(owner));
     const device = await openDevice(owner, userId, { fetch: recorder.fetch });
-    for (let i = 0; i <= MAX_CHANGES_PER_PUSH; i++) await device.engine.create({ title: `Note ${i}` });
+    for (let i = 0; i <= MAX_SYNC_CHANGES; i++) await device.engine.create({ title: `Note ${i}` });
     await device.engine.syncNow();
     assert.deepEqual(
       recorder.pushes().map((push) => push.body.changes.length),
-      [MAX_CHANGES_PER_PUSH, 1],
+      [MAX_SYNC_CHANGES, 1],
     );
     await assertConverged(device.engine, owner);
     await device.engine.close();

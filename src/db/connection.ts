@@ -11,8 +11,7 @@ import { enableGroupCommit } from './groupCommit.js';
 import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { statementCache } from './statementCache.js';
-
-export type Db = Kysely<Database>;
+import type { DatabaseOptions, Db, SchemaPolicy } from './types.js';
 
 export interface OpenDatabase {
   db: Db;
@@ -36,40 +35,6 @@ export interface OpenDatabase {
 export interface OpenSqliteDatabase extends OpenDatabase {
   /** The raw handle, for the few SQLite-only operations (backups, checkpoints). */
   sqlite: SQLite.Database;
-}
-
-export interface DatabaseOptions {
-  /**
-   * `migrate` runs the migrations the database lacks (the server's start, the `migrate`
-   * command); `require-current` only checks that the database has exactly this build's
-   * migrations, and throws SchemaMismatchError otherwise (every other command, decision 0035).
-   * Default: migrate.
-   */
-  schema?: SchemaPolicy;
-  /**
-   * PostgreSQL only: keep trying to connect for this long while the database is unreachable,
-   * telling `retrying` before each wait (the server's start); absent: fail at once (commands).
-   */
-  waitForDatabase?: { seconds: number; retrying(message: string): void };
-  /** Called with the SQL and duration of every statement run (tests count queries, metrics time them). */
-  onQuery?: (sql: string, durationMs: number) => void;
-  /**
-   * Called by the storage_usage triggers (migration 0008) inside every write that grows a
-   * user's stored bytes, with the new total; throwing refuses the write (the storage quota).
-   * better-sqlite3 rethrows the very error thrown here, so it reaches the caller unchanged.
-   */
-  storageGrew?: (userId: number, bytes: number) => void;
-  /**
-   * PostgreSQL only: the quota its triggers hold each user's usage to; past it they raise an
-   * error that becomes storageGrew's (postgres.ts). null: no quota.
-   */
-  storageQuotaBytes?: number | null;
-  /**
-   * PostgreSQL only: called inside every write transaction, once it holds the write lock, with
-   * the floor its time stamps must not go below (sync_clock; decision 0016). The server's clock
-   * advances to it.
-   */
-  clockFloor?: (ms: number) => void;
 }
 
 /**
@@ -156,8 +121,6 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
     prepare: statementCache(STATEMENT_CACHE_SIZE, (text) => sqlite.prepare(text)),
   };
 }
-
-export type SchemaPolicy = 'migrate' | 'require-current';
 
 /**
  * The database's schema is not this build's: a newer build migrated it, or it lacks this build's

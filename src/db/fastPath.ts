@@ -11,8 +11,8 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { Compilable } from 'kysely';
-import type { DatabaseOptions, Db } from './connection.js';
 import { statementCache } from './statementCache.js';
+import type { DatabaseOptions, Db } from './types.js';
 
 interface Connection {
   sqlite: SQLite.Database;

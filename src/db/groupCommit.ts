@@ -14,8 +14,8 @@
  * gets a plain transaction per write.
  */
 import type { Transaction } from 'kysely';
-import type { Db } from './connection.js';
 import type { Database } from './schema.js';
+import type { Db } from './types.js';
 
 export type WriteWork<T> = (trx: Transaction<Database>) => Promise<T>;
 

@@ -4,8 +4,8 @@
  * every request; kept, the read costs one statement that tells whether anything changed.
  */
 import { LRUCache } from 'lru-cache';
-import type { Db } from './connection.js';
 import { fastStatement } from './fastPath.js';
+import type { Db } from './types.js';
 
 /**
  * What names the database's state as this connection sees it: the rows this connection has

@@ -12,11 +12,12 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
-import type { DatabaseOptions, OpenDatabase } from './connection.js';
+import type { OpenDatabase } from './connection.js';
 import { prepareSchema } from './connection.js';
 import { useEngine } from './dialect.js';
 import { isDatabaseOutage } from './outage.js';
 import type { Database } from './schema.js';
+import type { DatabaseOptions } from './types.js';
 
 /**
  * The advisory lock every write transaction holds (docs/decisions/0015-postgresql.md): writes

@@ -1,7 +1,7 @@
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
-import type { Db } from './connection.js';
+import type { Db } from './types.js';
 
 /** One request counted in a fixed window: the count so far and the window's milliseconds left. */
 type Count = (key: string, windowMs: number) => Promise<{ current: number; ttl: number }>;

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Actor } from '../actor.js';
+import type { Actor, NewSession, ResolvedSession } from '../actor.js';
 import { errors } from '../errors.js';
-import type { AuthService, NewSession } from '../features/auth/service.js';
 
 /**
  * How a route authenticates (set as `config.auth` on each route):
@@ -16,6 +15,9 @@ export type AuthMode = 'public' | 'optional' | 'session' | 'user' | 'key';
 
 /** Turns a Bearer token into an actor; provided by the API keys feature. */
 export type BearerAuthenticator = (token: string) => Promise<Actor | null>;
+
+/** Turns a session cookie into an actor; provided by the auth feature. */
+export type SessionResolver = (token: string) => Promise<ResolvedSession | null>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -66,7 +68,7 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 interface AuthPluginOptions {
-  auth: AuthService;
+  resolveSession: SessionResolver;
   publicUrl: string | null;
   bearer?: BearerAuthenticator;
 }
@@ -106,7 +108,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app: FastifyInstance, opt
     // act with the user's session, for reading either (only API keys work across origins).
     const token = isCrossOrigin(request, options.publicUrl) ? undefined : request.cookies[SESSION_COOKIE];
     if (token) {
-      const session = await options.auth.resolveSession(token);
+      const session = await options.resolveSession(token);
       if (session) {
         request.actor = session.actor;
         request.sessionTokenHash = session.tokenHash;

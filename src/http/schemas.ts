@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Uuid } from '../shared/api/ids.js';
 
 /** D-ERR-1 error body; every 4xx/5xx response uses it. */
 export const ErrorBody = Type.Object(
@@ -19,7 +20,6 @@ export const ErrorBody = Type.Object(
 export const Success = Type.Object({ success: Type.Boolean() }, { $id: 'Success', title: 'Success' });
 export type Success = Static<typeof Success>;
 
-export const Uuid = Type.String({ format: 'uuid', description: 'A UUID' });
 /**
  * `{id}` of every /api/notes/{id}… route. An id that is not a uuid names no note: the error
  * handler answers it like an unknown note, 404 note_not_found (D-ERR-2), whatever its length.

@@ -1,5 +1,5 @@
 import { mock } from 'node:test';
-import { runCommand } from '../../src/commands.js';
+import { runCommand } from '../../src/cli/commands.js';
 import { loadConfig } from '../../src/config.js';
 import { databaseUrlFor, onPostgres } from './postgres.js';
 

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
-import type { ScryptCost } from '../../src/features/auth/passwords.js';
+import type { ScryptCost } from '../../src/features/users/passwords.js';
 import { type ClientTarget, setupOwner, type TestClient } from './client.js';
 import { databaseUrlFor, dropDatabaseOf, onPostgres } from './postgres.js';
 

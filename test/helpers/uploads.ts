@@ -1,4 +1,4 @@
-import { attachmentStorageFor } from '../../src/features/attachments/storage.js';
+import { attachmentStorageFor } from '../../src/features/attachments/storageFor.js';
 import type { TestClient } from './client.js';
 import type { TestServer } from './server.js';
 

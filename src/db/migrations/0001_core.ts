@@ -94,7 +94,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`CREATE INDEX attachments_note ON attachments (note_id, created_at)`.execute(db);
 
-  // Full-text index keyed by notes.doc_id. Text is pre-processed in JS (see searchText.ts) so
+  // Full-text index keyed by notes.doc_id. Text is pre-processed in JS (see model/searchText.ts) so
   // that CJK runs become one token per character and phrase queries match substrings.
   await sql`
     CREATE VIRTUAL TABLE notes_fts USING fts5 (

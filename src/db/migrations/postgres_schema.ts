@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
  * (migrations/index.ts; docs/decisions/0015-postgresql.md). The same tables, columns and
  * indexes: times and ids are bigint (integer Unix milliseconds), booleans 0/1 integers, as
  * src/db/schema.ts says. Two things differ in form only:
- * - the search index is notes_search, one tsvector per note built by searchText.ts, instead of
+ * - the search index is notes_search, one tsvector per note built by model/searchText.ts, instead of
  *   the FTS5 table notes_fts;
  * - the storage quota trigger reads the quota from the connection's `notes.storage_quota_bytes`
  *   setting (postgres.ts) and raises SQLSTATE NQ001, instead of calling back into JavaScript.
@@ -142,7 +142,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX mcp_sessions_key ON mcp_sessions (key_id)`.execute(db);
   await sql`CREATE INDEX mcp_sessions_idle ON mcp_sessions (last_used_at)`.execute(db);
 
-  // The search documents, keyed by notes.doc_id like notes_fts (searchText.ts builds them).
+  // The search documents, keyed by notes.doc_id like notes_fts (model/searchText.ts builds them).
   await sql`
     CREATE TABLE notes_search (
       doc_id BIGINT PRIMARY KEY,

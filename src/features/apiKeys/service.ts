@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Actor, ALL_SCOPES, type Scope } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import { randomToken, sha256Hex } from '../../crypto.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { type ApiKey, type CreateApiKeyBody, type CreatedApiKey, MAX_KEY_NAME_LENGTH } from './schemas.js';
 import * as store from './store.js';

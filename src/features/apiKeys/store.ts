@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/connection.js';
 import type { ApiKeysTable } from '../../db/schema.js';
+import type { Db } from '../../db/types.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import type { Db } from '../../db/connection.js';
 import { inJsonList } from '../../db/dialect.js';
+import type { Db } from '../../db/types.js';
 import type { AttachmentStorage, ExpectedBytes, StoredObject } from './storage.js';
 import { checkedKey, verifiedChunks } from './storage.js';
 

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { type HeaderDoc, Uuid } from '../../http/schemas.js';
+import type { HeaderDoc } from '../../http/schemas.js';
+import { Uuid } from '../../shared/api/ids.js';
 
 export const AttachmentList = Type.Array(Type.Ref('Attachment'));
 

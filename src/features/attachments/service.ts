@@ -4,20 +4,20 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Actor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fileModes.js';
 import type { Logger } from '../../logger.js';
-import { requireNoteAccess } from '../notes/permissions.js';
-import { attachmentView } from '../notes/presenter.js';
-import type { Attachment } from '../notes/schemas.js';
-import { bumpNoteVersion } from '../notes/writes.js';
+import * as store from '../../model/attachments.js';
+import { type AttachmentRow, attachmentsByNote } from '../../model/attachments.js';
+import { requireNoteAccess } from '../../model/noteAccess.js';
+import { attachmentView } from '../../model/noteAnswers.js';
+import { bumpNoteVersion } from '../../model/noteWrites.js';
+import type { Attachment } from '../../shared/api/notes.js';
 import type { StorageQuota } from '../storage/service.js';
 import { sanitizeFilename, thumbnailFilename } from './filenames.js';
 import { checkClientThumbnail, readImage } from './images.js';
 import type { AttachmentStorage } from './storage.js';
-import * as store from './store.js';
-import { type AttachmentRow, attachmentsByNote } from './store.js';
 
 /** A part of an upload, already streamed to a temporary file. */
 export interface ReceivedFile {

@@ -3,10 +3,7 @@ import { constants, createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/connection.js';
 import { PRIVATE_DIR_MODE } from '../../fileModes.js';
-import { DatabaseStorage } from './databaseStorage.js';
 
 /** What a stored object must be: put refuses bytes that differ (a local file changed underneath). */
 export interface ExpectedBytes {
@@ -179,17 +176,4 @@ async function syncFile(file: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-/**
- * The store a configuration selects (docs/attachments.md): ATTACHMENTS_DIR when set, else the
- * database on PostgreSQL, else DATA_DIR/attachments next to SQLite's database.
- */
-export function attachmentStorageFor(
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'attachmentsDir'>,
-  db: Db,
-): AttachmentStorage {
-  if (config.attachmentsDir !== null) return new DirectoryStorage(config.attachmentsDir);
-  if (config.databaseUrl !== null) return new DatabaseStorage(db);
-  return new DirectoryStorage(path.join(config.dataDir, 'attachments'));
 }

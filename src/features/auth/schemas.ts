@@ -1,11 +1,6 @@
 import { Type } from 'typebox';
-
-export const MIN_PASSWORD_LENGTH = 8; // docs/interface.md#limits
-export const MAX_PASSWORD_LENGTH = 1_024; // D-AUTH-7
-
-export const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH });
-export const Email = Type.String({ maxLength: 254, anyOf: [{ format: 'email' }, { maxLength: 0 }] });
-export const DisplayName = Type.String({ minLength: 1, maxLength: 100 });
+import { MAX_PASSWORD_LENGTH } from '../../shared/api/limits.js';
+import { DisplayName, Email, Password } from '../users/schemas.js';
 
 export const SetupBody = Type.Object({
   password: Password,

@@ -1,26 +1,14 @@
-import { type Actor, sessionActor } from '../../actor.js';
+import { type Actor, type NewSession, type ResolvedSession, sessionActor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import { randomToken, sha256Hex } from '../../crypto.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
+import * as users from '../../model/users.js';
+import type { PasswordHasher } from '../users/passwords.js';
 import { userProfile } from '../users/service.js';
-import * as users from '../users/store.js';
-import type { PasswordHasher } from './passwords.js';
 import * as store from './store.js';
 
 export const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4
-
-export interface NewSession {
-  token: string;
-  maxAgeSeconds: number;
-}
-
-export interface ResolvedSession {
-  actor: Actor;
-  tokenHash: string;
-  /** Set when the session was renewed and the cookie must be sent again. */
-  renewed?: NewSession;
-}
 
 /** The owner account to create: the web app's setup form, or OWNER_EMAIL and OWNER_PASSWORD. */
 interface OwnerInput {

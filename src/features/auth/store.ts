@@ -1,5 +1,5 @@
-import type { Db } from '../../db/connection.js';
 import { fastStatement } from '../../db/fastPath.js';
+import type { Db } from '../../db/types.js';
 
 export async function insertSession(
   db: Db,

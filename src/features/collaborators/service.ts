@@ -1,12 +1,12 @@
 import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
-import { requireNoteAccess } from '../notes/permissions.js';
-import { forgetTombstone, recordTombstones } from '../sync/store.js';
-import { findUserById } from '../users/store.js';
+import * as store from '../../model/collaborators.js';
+import { requireNoteAccess } from '../../model/noteAccess.js';
+import { forgetTombstone } from '../../model/tombstones.js';
+import { findUserById } from '../../model/users.js';
 import type { Collaborator, CollaboratorTarget } from './schemas.js';
-import * as store from './store.js';
 
 async function collaboratorList(db: Db, noteId: string): Promise<Collaborator[]> {
   return (await store.listCollaborators(db, noteId)).map((row) => ({
@@ -15,22 +15,6 @@ async function collaboratorList(db: Db, noteId: string): Promise<Collaborator[]>
     email: row.email,
     addedAt: iso(row.added_at),
   }));
-}
-
-/**
- * Ends a collaborator's access to a note and leaves them a tombstone, so their devices drop the
- * note on the next sync (D-SYNC-3). Returns false when the user was not a collaborator. Sync
- * uses it for a collaborator's delete (D-SYNC-6).
- */
-export async function endCollaboration(
-  db: Db,
-  noteId: string,
-  userId: number,
-  now: number,
-): Promise<boolean> {
-  if (!(await store.deleteCollaborator(db, noteId, userId))) return false;
-  await recordTombstones(db, [{ noteId, userId }], now);
-  return true;
 }
 
 export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock }) {
@@ -69,7 +53,8 @@ export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock
           noteId,
           userId === actor.userId ? 'leave' : 'own',
         );
-        if (!(await endCollaboration(trx, note.id, userId, clock.now()))) throw errors.collaboratorNotFound();
+        if (!(await store.endCollaboration(trx, note.id, userId, clock.now())))
+          throw errors.collaboratorNotFound();
       });
     },
   };

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { NOTE_COLORS, type Note } from '../notes/schemas.js';
+import type { Note } from '../../shared/api/notes.js';
+import { NOTE_COLORS } from '../../shared/colors.js';
 
 /**
  * What the MCP tools return, as zod schemas (the SDK describes and checks tool output with zod),
  * and the MCP-only views of a note. The note, attachment, revision and tag shapes are the REST ones
- * (notes/, revisions/ and tags/schemas.ts) written again in zod: test/mcp-shapes.test.ts fails
+ * (src/shared/api/notes.ts, revisions/ and tags/schemas.ts) written again in zod: test/mcp-shapes.test.ts fails
  * when the two drift apart, at compile time and against real REST answers.
  */
 

@@ -1,6 +1,6 @@
 import type { Actor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import * as store from './store.js';
 
 export const SESSION_IDLE_MS = 24 * 60 * 60 * 1000; // D-MCP-2

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 
 export async function insertSession(db: Db, session: { id: string; key_id: string; now: number }) {
   await db

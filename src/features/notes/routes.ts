@@ -4,7 +4,8 @@ import { actorOf } from '../../http/auth.js';
 import { matchesEtag } from '../../http/conditional.js';
 import { sendJsonTextArray } from '../../http/jsonArray.js';
 import { errorResponses, NoteIdParams, Success, withHeaders } from '../../http/schemas.js';
-import { IfMatchHeaders, ListETag, ListNotesQuery, NoteETag, NoteInput, NoteList } from './schemas.js';
+import { NoteInput } from '../../shared/api/notes.js';
+import { IfMatchHeaders, ListETag, ListNotesQuery, NoteETag, NoteList } from './schemas.js';
 
 /**
  * The version `If-Match` asks for (D-NOTE-3); undefined for none, and for `*`, which matches any

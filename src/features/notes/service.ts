@@ -2,10 +2,26 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
 import { writeTransaction } from '../../db/groupCommit.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
-import type { AttachmentRow } from '../attachments/store.js';
+import type { AttachmentRow } from '../../model/attachments.js';
+import { notesToDeleteBySystemRule, requireNoteAccess } from '../../model/noteAccess.js';
+import {
+  collectBatches,
+  createNoteJsonCache,
+  type NoteJsonCache,
+  noteJsonBatches,
+  noteJsonOf,
+  noteView,
+  noteViewBatches,
+} from '../../model/noteAnswers.js';
+import { type NoteFields, pickNoteFields } from '../../model/noteFields.js';
+import type { ListedNoteVersion, NoteRow } from '../../model/notes.js';
+import * as store from '../../model/notes.js';
+import { applyNoteFields, deleteNotesForGood, insertNote } from '../../model/noteWrites.js';
+import { MAX_CONTENT_LENGTH } from '../../shared/api/limits.js';
+import type { Note, NoteInput } from '../../shared/api/notes.js';
 import {
   appendText,
   type ChecklistItem,
@@ -15,21 +31,7 @@ import {
   pickChecklistItem,
   setItemChecked,
 } from './contentEdits.js';
-import { type NoteFields, pickNoteFields } from './fields.js';
-import { notesToDeleteBySystemRule, requireNoteAccess } from './permissions.js';
-import {
-  collectBatches,
-  createNoteJsonCache,
-  type NoteJsonCache,
-  noteJsonBatches,
-  noteJsonOf,
-  noteView,
-  noteViewBatches,
-} from './presenter.js';
-import { type ListNotesQuery, MAX_CONTENT_LENGTH, type Note, type NoteInput } from './schemas.js';
-import type { ListedNoteVersion, NoteRow } from './store.js';
-import * as store from './store.js';
-import { applyNoteFields, deleteNotesForGood, insertNote } from './writes.js';
+import type { ListNotesQuery } from './schemas.js';
 
 /** Called after a transaction that deleted notes has committed, e.g. to remove attachment files. */
 export type NotesDeletedListener = (attachments: AttachmentRow[]) => Promise<void>;
@@ -39,7 +41,7 @@ export interface NotesDeps {
   clock: Clock;
   trashRetentionDays: number;
   notesDeleted: NotesDeletedListener[];
-  /** Note answers kept by version for the list (presenter.ts); default: one of its own. */
+  /** Note answers kept by version for the list (model/noteAnswers.ts); default: one of its own. */
   noteJson?: NoteJsonCache;
 }
 

@@ -1,5 +1,5 @@
 import type { Actor } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
 import {
   collectBatches,
@@ -7,12 +7,17 @@ import {
   type NoteJsonCache,
   noteJsonBatches,
   noteViewBatches,
-} from '../notes/presenter.js';
-import type { Note } from '../notes/schemas.js';
-import type { ListedNoteVersion } from '../notes/store.js';
+} from '../../model/noteAnswers.js';
+import type { ListedNoteVersion } from '../../model/notes.js';
+import {
+  indexTermsStartingWith,
+  nthNewestMatch,
+  type RankingWindow,
+  searchNotes,
+} from '../../model/searchIndex.js';
+import { buildMatchQuery, lastWordPrefix } from '../../model/searchText.js';
+import type { Note } from '../../shared/api/notes.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
-import { buildMatchQuery, lastWordPrefix } from './searchText.js';
-import { indexTermsStartingWith, nthNewestMatch, type RankingWindow, searchNotes } from './store.js';
 
 /** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
 export const DEFAULT_RANKING_WINDOW = 1_000;
@@ -49,7 +54,7 @@ export function createSearchService({
   db: Db;
   /** Tests configure a small window; the service uses the measured default. */
   rankingWindow?: number;
-  /** Note answers kept by version (presenter.ts), shared with the lists'. */
+  /** Note answers kept by version (model/noteAnswers.ts), shared with the lists'. */
   noteJson?: NoteJsonCache;
 }) {
   /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { NoteColor } from '../../shared/colors.js';
 import { readLines } from '../../shared/markdown.js';
-import type { NoteColor } from '../notes/schemas.js';
 import type { SharedNoteView } from './service.js';
 
 /**

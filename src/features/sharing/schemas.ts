@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { Attachment, Color, type NoteColor } from '../notes/schemas.js';
+import { Attachment, Color } from '../../shared/api/notes.js';
+import type { NoteColor } from '../../shared/colors.js';
 
 export const ShareLink = Type.Object(
   {

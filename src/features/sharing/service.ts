@@ -1,13 +1,13 @@
 import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import { randomToken } from '../../crypto.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
+import { type AttachmentRow, attachmentsByNote } from '../../model/attachments.js';
+import { requireNoteAccess } from '../../model/noteAccess.js';
+import type { NoteRow } from '../../model/notes.js';
+import type { NoteColor } from '../../shared/colors.js';
 import { attachmentOnNote, type StoredFile, storedFileOf } from '../attachments/service.js';
-import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
-import { requireNoteAccess } from '../notes/permissions.js';
-import type { NoteColor } from '../notes/schemas.js';
-import type { NoteRow } from '../notes/store.js';
 import type { SharedNote, ShareLink } from './schemas.js';
 import * as store from './store.js';
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/connection.js';
 import type { ShareLinksTable } from '../../db/schema.js';
-import type { NoteRow } from '../notes/store.js';
+import type { Db } from '../../db/types.js';
+import type { NoteRow } from '../../model/notes.js';
 
 export type ShareLinkRow = Selectable<ShareLinksTable>;
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { storageUsed } from './store.js';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 
 /** The bytes a user's notes and attachments take (kept by the triggers of migration 0008). */
 export async function storageUsed(db: Db, userId: number): Promise<number> {

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
+import {
+  type FieldHistory,
+  NOTE_FIELD_NAMES,
+  type NoteField,
+  type NoteFields,
+} from '../../model/noteFields.js';
+import { MAX_TITLE_LENGTH } from '../../shared/api/limits.js';
 import { mergeLines } from '../../shared/textMerge.js';
-import { type FieldHistory, NOTE_FIELD_NAMES, type NoteField, type NoteFields } from '../notes/fields.js';
-import { MAX_TITLE_LENGTH } from '../notes/schemas.js';
 
 /**
  * The pure merge rules of a sync push (D-SYNC-4, D-SYNC-5, D-SYNC-8, D-SYNC-9): no database, no clock,

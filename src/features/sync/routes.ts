@@ -3,15 +3,9 @@ import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { sendJsonTextArray } from '../../http/jsonArray.js';
 import { errorResponses, withHeaders } from '../../http/schemas.js';
+import { Tombstone } from '../../shared/api/sync.js';
 import { NoteList } from '../notes/schemas.js';
-import {
-  SinceQuery,
-  SYNC_BODY_LIMIT,
-  SyncPush,
-  SyncPushAnswer,
-  SyncTimeHeader,
-  Tombstone,
-} from './schemas.js';
+import { SinceQuery, SYNC_BODY_LIMIT, SyncPush, SyncPushAnswer, SyncTimeHeader } from './schemas.js';
 
 export const syncRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { sync } = app.services;

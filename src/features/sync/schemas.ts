@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
-import { type HeaderDoc, Uuid } from '../../http/schemas.js';
-import { NoteInput } from '../notes/schemas.js';
+import type { HeaderDoc } from '../../http/schemas.js';
+import { MAX_SYNC_CHANGES } from '../../shared/api/limits.js';
+import { SyncChange, SyncResult } from '../../shared/api/sync.js';
 
-export const MAX_SYNC_CHANGES = 1_000; // D-ERR-5
 export const SYNC_BODY_LIMIT = 16 * 1024 * 1024; // D-ERR-5
 
 /** Unix milliseconds, as every sync timestamp is (D-ERR-4). */
@@ -14,85 +14,19 @@ export const SyncTimeHeader: HeaderDoc = {
   type: 'integer',
   description: 'Unix milliseconds: pass it as `since` on your next pull',
 };
-/**
- * The latest instant a JavaScript Date can hold (±8.64e15 ms, about the year 275760): a later
- * change timestamp could not be written as the ISO date of a conflict copy (D-SYNC-8).
- */
-export const MAX_CHANGE_TIMESTAMP = 8.64e15;
 
 export const SinceQuery = Type.Object({
   since: UnixMs('Pass the X-Sync-Time of your previous pull; 0 for everything'),
 });
 export type SinceQuery = Static<typeof SinceQuery>;
 
-export const SYNC_OPERATIONS = ['create', 'update', 'delete'] as const;
-export type SyncOperation = (typeof SYNC_OPERATIONS)[number];
-
-/**
- * One change of a push: the SyncChange of docs/interface.md#other-shapes, plus the optional
- * baseVersion of D-SYNC-8.
- * create and update need `data` (D-SYNC-4); `data.id`, if sent, is ignored: `noteId` decides.
- */
-export const SyncChange = Type.Object(
-  {
-    noteId: Uuid,
-    operation: Type.Unsafe<SyncOperation>({ type: 'string', enum: [...SYNC_OPERATIONS] }),
-    timestamp: Type.Integer({
-      minimum: 0,
-      maximum: MAX_CHANGE_TIMESTAMP,
-      description:
-        'Unix ms when the change was made on the device; more than 5 minutes ahead of the server is stamped with the server’s time',
-    }),
-    baseVersion: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Note version last seen' }),
-    ),
-    data: Type.Optional(NoteInput),
-  },
-  {
-    title: 'SyncChange',
-    if: { properties: { operation: { enum: ['create', 'update'] } }, required: ['operation'] },
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema if/then; this object is never awaited.
-    then: { required: ['data'] },
-  },
-);
-export type SyncChange = Static<typeof SyncChange>;
-
 export const SyncPush = Type.Object({
   changes: Type.Array(SyncChange, { maxItems: MAX_SYNC_CHANGES }),
 });
 export type SyncPush = Static<typeof SyncPush>;
-
-export const SYNC_SKIP_REASONS = ['stale', 'forbidden', 'deleted'] as const;
-export type SyncSkipReason = (typeof SYNC_SKIP_REASONS)[number];
-
-/** D-SYNC-7 */
-export const SyncResult = Type.Object({
-  noteId: Type.String(),
-  status: Type.Unsafe<'applied' | 'skipped'>({ type: 'string', enum: ['applied', 'skipped'] }),
-  reason: Type.Optional(Type.Unsafe<SyncSkipReason>({ type: 'string', enum: [...SYNC_SKIP_REASONS] })),
-  conflictCopyId: Type.Optional(Uuid),
-  version: Type.Optional(
-    Type.Integer({
-      description: "The note's version after the change, when the note exists and you can see it",
-    }),
-  ),
-  merged: Type.Optional(
-    Type.Literal(true, {
-      description:
-        'The content stored at `version` is your content merged with other edits (D-SYNC-9), not the text you sent',
-    }),
-  ),
-});
-export type SyncResult = Static<typeof SyncResult>;
 
 export const SyncPushAnswer = Type.Object({
   success: Type.Boolean(),
   results: Type.Array(SyncResult),
 });
 export type SyncPushAnswer = Static<typeof SyncPushAnswer>;
-
-export const Tombstone = Type.Object({
-  id: Uuid,
-  deletedAt: Type.Integer({ description: 'Unix ms' }),
-});
-export type Tombstone = Static<typeof Tombstone>;

@@ -1,19 +1,11 @@
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
-import type { AttachmentRow } from '../attachments/store.js';
-import { endCollaboration } from '../collaborators/service.js';
-import { shareLikeNote } from '../collaborators/store.js';
-import {
-  type FieldHistory,
-  fieldHistory,
-  fieldValues,
-  type NoteFields,
-  pickNoteFields,
-} from '../notes/fields.js';
+import type { AttachmentRow } from '../../model/attachments.js';
+import { endCollaboration, shareLikeNote } from '../../model/collaborators.js';
 import {
   type AccessDenial,
   decideNoteAccess,
@@ -21,13 +13,22 @@ import {
   type FoundNote,
   findNotesForAccess,
   type NoteAction,
-} from '../notes/permissions.js';
-import { collectBatches, noteViewBatches } from '../notes/presenter.js';
-import type { Note } from '../notes/schemas.js';
+} from '../../model/noteAccess.js';
+import { collectBatches, noteViewBatches } from '../../model/noteAnswers.js';
+import {
+  type FieldHistory,
+  fieldHistory,
+  fieldValues,
+  type NoteFields,
+  pickNoteFields,
+} from '../../model/noteFields.js';
+import type { ListedNoteVersion, NoteRole, NoteRow } from '../../model/notes.js';
+import { applyNoteFields, deleteNotesForGood, insertNote } from '../../model/noteWrites.js';
+import { revisionAt } from '../../model/revisions.js';
+import { deletedAmong, deleteTombstonesBefore, tombstonesSince } from '../../model/tombstones.js';
+import type { Note } from '../../shared/api/notes.js';
+import type { SyncChange, SyncResult, Tombstone } from '../../shared/api/sync.js';
 import type { NotesService } from '../notes/service.js';
-import type { ListedNoteVersion, NoteRole, NoteRow } from '../notes/store.js';
-import { applyNoteFields, deleteNotesForGood, insertNote } from '../notes/writes.js';
-import { revisionAt } from '../revisions/store.js';
 import {
   applyOrder,
   BatchFields,
@@ -36,7 +37,6 @@ import {
   type LosingText,
   mergeChange,
 } from './merge.js';
-import type { SyncChange, SyncResult, Tombstone } from './schemas.js';
 import * as store from './store.js';
 import { capFutureTimestamps } from './timestamps.js';
 
@@ -78,7 +78,7 @@ class KnownNotes {
     const ids = [...new Set(noteIds.map((id) => id.toLowerCase()))];
     const [found, deleted] = await Promise.all([
       findNotesForAccess(this.trx, this.actor, ids),
-      store.deletedAmong(this.trx, ids),
+      deletedAmong(this.trx, ids),
     ]);
     for (const id of ids) {
       this.notes.set(id, found.get(id));
@@ -343,7 +343,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
           `Deletions are kept for ${TOMBSTONE_RETENTION_DAYS} days; pull everything with since=0 and replace your local notes`,
         );
       }
-      const rows = await store.tombstonesSince(db, actor.userId, since);
+      const rows = await tombstonesSince(db, actor.userId, since);
       return { syncTime, deleted: rows.map((r) => ({ id: r.note_id, deletedAt: r.deleted_at })) };
     },
 
@@ -379,7 +379,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
 
     /** Forgets tombstones older than the retention period (D-SYNC-3); returns how many. */
     async purgeExpiredTombstones(): Promise<number> {
-      return store.deleteTombstonesBefore(db, clock.now() - TOMBSTONE_RETENTION_MS);
+      return deleteTombstonesBefore(db, clock.now() - TOMBSTONE_RETENTION_MS);
     },
   };
 }

@@ -1,15 +1,15 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
-import { engine, inJsonList } from '../../db/dialect.js';
+import { engine } from '../../db/dialect.js';
 import { WRITE_LOCK_KEY } from '../../db/postgres.js';
-import { type ListedNoteVersion, textBytes } from '../notes/store.js';
-import { ownedBy, sharedWith } from '../notes/visibility.js';
+import type { Db } from '../../db/types.js';
+import { type ListedNoteVersion, textBytes } from '../../model/notes.js';
+import { ownedBy, sharedWith } from '../../model/visibility.js';
 
 /**
  * The notes the user may see that changed at or after `since` (D-SYNC-1), oldest change first:
  * their own by updatedAt, and those shared with them by updatedAt or by the time they were
  * shared, so a note shared today reaches the new collaborator even if it last changed last
- * year. The two halves of the visibility rule (notes/visibility.ts) as a UNION ALL, so the
+ * year. The two halves of the visibility rule (model/visibility.ts) as a UNION ALL, so the
  * own half reads only the changed range of the (owner_id, updated_at) index. Only ids, versions
  * and sizes: the notes are read in batches, or come from the cache of note answers.
  */
@@ -42,75 +42,6 @@ export async function notesChangedSince(db: Db, userId: number, since: number): 
     .orderBy('id')
     .execute();
   return rows.map(({ id, doc_id, version, bytes }) => ({ id, doc_id, version, bytes }));
-}
-
-/**
- * The user's tombstones at or after `since` (D-SYNC-3). Sharing a note again forgets the user's
- * tombstone (collaborators service), so a pull never both adds and removes a note.
- */
-export async function tombstonesSince(
-  db: Db,
-  userId: number,
-  since: number,
-): Promise<{ note_id: string; deleted_at: number }[]> {
-  return db
-    .selectFrom('note_tombstones')
-    .select(['note_id', 'deleted_at'])
-    .where('user_id', '=', userId)
-    .where('deleted_at', '>=', since)
-    .orderBy('deleted_at')
-    .orderBy('note_id')
-    .execute();
-}
-
-/**
- * The ids among `noteIds` that someone holds a tombstone for: they were deleted, so they stay
- * deleted (D-SYNC-6).
- */
-export async function deletedAmong(db: Db, noteIds: readonly string[]): Promise<Set<string>> {
-  if (noteIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('note_tombstones')
-    .select('note_id')
-    .distinct()
-    .where('note_id', 'in', inJsonList(noteIds))
-    .execute();
-  return new Set(rows.map((r) => r.note_id));
-}
-
-export async function deleteTombstonesBefore(db: Db, before: number): Promise<number> {
-  const result = await db.deleteFrom('note_tombstones').where('deleted_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-const TOMBSTONE_CHUNK = 1_000;
-
-export async function recordTombstones(
-  db: Db,
-  tombstones: readonly { noteId: string; userId: number }[],
-  deletedAt: number,
-): Promise<void> {
-  // In chunks: deleting a user with many notes must stay under the bound-parameter limit.
-  for (let start = 0; start < tombstones.length; start += TOMBSTONE_CHUNK) {
-    await db
-      .insertInto('note_tombstones')
-      .values(
-        tombstones
-          .slice(start, start + TOMBSTONE_CHUNK)
-          .map((t) => ({ note_id: t.noteId, user_id: t.userId, deleted_at: deletedAt })),
-      )
-      .onConflict((oc) => oc.columns(['note_id', 'user_id']).doUpdateSet({ deleted_at: deletedAt }))
-      .execute();
-  }
-}
-
-/** A user regained access to a note (re-shared): its old tombstone no longer applies (D-SYNC-3). */
-export async function forgetTombstone(db: Db, noteId: string, userId: number): Promise<void> {
-  await db
-    .deleteFrom('note_tombstones')
-    .where('note_id', '=', noteId)
-    .where('user_id', '=', userId)
-    .execute();
 }
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Actor } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
+import { visibleTagNames } from '../../model/tags.js';
 import type { Tag } from './schemas.js';
-import { visibleTagNames } from './store.js';
 
 /**
  * A tag's id as one user sees it: the first 53 bits (a safe integer) of SHA-256 over the user's

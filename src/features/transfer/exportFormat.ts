@@ -1,4 +1,4 @@
-import type { Attachment, Note } from '../notes/schemas.js';
+import type { Attachment, Note } from '../../shared/api/notes.js';
 import { withFrontMatter } from './frontMatter.js';
 
 /**

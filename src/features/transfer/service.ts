@@ -5,14 +5,14 @@ import { v5 as nameBasedUuid } from 'uuid';
 import yazl from 'yazl';
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { AppError } from '../../errors.js';
+import { noteViewBatches } from '../../model/noteAnswers.js';
+import type { ListedNote } from '../../model/notes.js';
+import type { Note } from '../../shared/api/notes.js';
 import { MAX_FILE_BYTES } from '../attachments/images.js';
 import type { AttachmentsService } from '../attachments/service.js';
-import { noteViewBatches } from '../notes/presenter.js';
-import type { Note } from '../notes/schemas.js';
 import type { NotesService } from '../notes/service.js';
-import type { ListedNote } from '../notes/store.js';
 import {
   attachmentPath,
   EXPORT_FORMAT,

@@ -1,10 +1,11 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { errors } from '../../errors.js';
+import type { NoteFields } from '../../model/noteFields.js';
+import { NoteInput } from '../../shared/api/notes.js';
+import { NOTE_COLORS, type NoteColor } from '../../shared/colors.js';
 import { extractHashtags, MAX_TAG_LENGTH } from '../../shared/hashtags.js';
 import { checklistItems } from '../notes/contentEdits.js';
-import type { NoteFields } from '../notes/fields.js';
-import { NOTE_COLORS, type NoteColor, NoteInput } from '../notes/schemas.js';
 import { EXPORT_FORMAT, type ExportedNote, type ExportFile } from './exportFormat.js';
 import { splitFrontMatter } from './frontMatter.js';
 

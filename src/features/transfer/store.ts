@@ -1,5 +1,5 @@
-import type { Db } from '../../db/connection.js';
-import { type ListedNote, textBytes } from '../notes/store.js';
+import type { Db } from '../../db/types.js';
+import { type ListedNote, textBytes } from '../../model/notes.js';
 
 /**
  * The notes a user owns (not those shared with them), oldest first, with their text size so

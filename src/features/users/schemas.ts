@@ -1,5 +1,9 @@
 import { type Static, Type } from 'typebox';
-import { DisplayName, Email, Password } from '../auth/schemas.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../shared/api/limits.js';
+
+export const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH });
+export const Email = Type.String({ maxLength: 254, anyOf: [{ format: 'email' }, { maxLength: 0 }] });
+export const DisplayName = Type.String({ minLength: 1, maxLength: 100 });
 
 export const MAX_USER_SEARCH_RESULTS = 20; // D-COLLAB-3
 

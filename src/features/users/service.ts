@@ -1,12 +1,14 @@
 import { type Actor, requireInstanceOwner } from '../../actor.js';
 import type { Clock } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
-import type { PasswordHasher } from '../auth/passwords.js';
-import { notesToDeleteBySystemRule } from '../notes/permissions.js';
+import { notesToDeleteBySystemRule } from '../../model/noteAccess.js';
+import { notesOwnedBy } from '../../model/notes.js';
+import { deleteNotesForGood } from '../../model/noteWrites.js';
+import type { UserRow } from '../../model/users.js';
+import * as store from '../../model/users.js';
 import type { NotesService } from '../notes/service.js';
-import { notesOwnedBy } from '../notes/store.js';
-import { deleteNotesForGood } from '../notes/writes.js';
+import type { PasswordHasher } from './passwords.js';
 import {
   type CreateUserBody,
   MAX_USER_SEARCH_RESULTS,
@@ -14,8 +16,6 @@ import {
   type UserProfile,
   type UserSummary,
 } from './schemas.js';
-import type { UserRow } from './store.js';
-import * as store from './store.js';
 
 export function userProfile(user: UserRow): UserProfile {
   return { id: user.id, email: user.email, displayName: user.display_name, isOwner: user.is_owner === 1 };

@@ -1,6 +1,7 @@
 /** The owner's user administration (docs/collaboration.md "Users"): add and remove people. */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
 import { createUser, deleteUser, fetchUsers, type User } from '../app/api.js';
 import { Modal, messageOf, useAttempt } from './Modal.js';
 
@@ -46,7 +47,13 @@ export function AdminPage() {
         </label>
         <label class="field">
           Password
-          <input name="password" type="password" required minLength={8} autoComplete="new-password" />
+          <input
+            name="password"
+            type="password"
+            required
+            minLength={MIN_PASSWORD_LENGTH}
+            autoComplete="new-password"
+          />
         </label>
         <button type="submit" class="primary">
           Add user

@@ -1,4 +1,5 @@
 import { useSignal } from '@preact/signals';
+import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
 
 interface Props {
   mode: 'setup' | 'signIn';
@@ -48,7 +49,7 @@ export function AuthForm({ mode, onSubmit, notice }: Props) {
           name="password"
           type="password"
           required
-          minLength={8}
+          minLength={MIN_PASSWORD_LENGTH}
           autoComplete={setup ? 'new-password' : 'current-password'}
         />
       </label>

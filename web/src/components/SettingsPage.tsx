@@ -1,6 +1,7 @@
 /** Settings: account (password, sign out), import and export, API keys with MCP configuration. */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
 import { type ApiKey, changePassword, createApiKey, fetchApiKeys, revokeApiKey } from '../app/api.js';
 import { currentUser } from '../app/session.js';
 import { engine } from '../app/state.js';
@@ -55,7 +56,13 @@ function Account() {
         </label>
         <label class="field">
           New password
-          <input name="new" type="password" required minLength={8} autoComplete="new-password" />
+          <input
+            name="new"
+            type="password"
+            required
+            minLength={MIN_PASSWORD_LENGTH}
+            autoComplete="new-password"
+          />
         </label>
         <button type="submit" class="primary">
           Change password

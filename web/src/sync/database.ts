@@ -1,6 +1,6 @@
 import { type DBSchema, type IDBPDatabase, type IDBPTransaction, wrap } from 'idb';
 import type { NoteAcks, NoteState, OutboxEntry } from './outbox.js';
-import type { ServerNote } from './types.js';
+import type { ServerAttachment, ServerNote } from './types.js';
 
 /**
  * The device's IndexedDB database, one per user (`keepsake-u<userId>`, so two people on one
@@ -14,8 +14,18 @@ import type { ServerNote } from './types.js';
  */
 export type DisplayKey = [section: number, sortOrder: number, age: number, id: string];
 
+/**
+ * An attachment as stored: notes stored on this device before the server measured image sizes
+ * lack `width` and `height` (read back as null, as the server answers an unmeasured image).
+ */
+type StoredAttachment = Omit<ServerAttachment, 'width' | 'height'> &
+  Partial<Pick<ServerAttachment, 'width' | 'height'>>;
+
 /** A server copy as stored: the note, and its key in display order. */
-export type StoredNote = ServerNote & { display: DisplayKey };
+export type StoredNote = Omit<ServerNote, 'attachments'> & {
+  attachments: StoredAttachment[];
+  display: DisplayKey;
+};
 
 export interface LocalSchema extends DBSchema {
   /** Each note exactly as the last pull returned it (docs/sync.md: never our own changes). */
@@ -46,8 +56,15 @@ export function fromStored(stored: StoredNote): ServerNote;
 export function fromStored(stored: StoredNote | undefined): ServerNote | undefined;
 export function fromStored(stored: StoredNote | undefined): ServerNote | undefined {
   if (!stored) return undefined;
-  const { display: _display, ...note } = stored;
-  return note;
+  const { display: _display, attachments, ...note } = stored;
+  return {
+    ...note,
+    attachments: attachments.map(({ width = null, height = null, ...attachment }) => ({
+      ...attachment,
+      width,
+      height,
+    })),
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IDBPTransaction } from 'idb';
+import { MAX_SYNC_CHANGES } from '../../../src/shared/api/limits.js';
 import {
   RejectedChangesError,
   ResyncRequiredError,
@@ -48,8 +49,6 @@ import type {
 /** When to sync (issue 13; design brief §3.3). */
 const PULL_EVERY_MS = 30_000;
 const PUSH_AFTER_MS = 1_000;
-/** docs/sync.md: at most 1,000 changes per push (D-ERR-5). */
-export const MAX_CHANGES_PER_PUSH = 1_000;
 
 /** Between the tabs of one user (BroadcastChannel `keepsake-u<id>`). */
 type TabMessage =
@@ -450,7 +449,7 @@ class LocalSyncEngine implements SyncEngine {
   }
 
   /**
-   * The oldest changes, at most MAX_CHANGES_PER_PUSH, marked inflight in the same transaction:
+   * The oldest changes, at most MAX_SYNC_CHANGES, marked inflight in the same transaction:
    * from then on they are resent unchanged until answered, and new edits start a new entry.
    */
   private async takeBatch(): Promise<OutgoingChange[]> {
@@ -460,7 +459,7 @@ class LocalSyncEngine implements SyncEngine {
     for (const entry of await outbox.getAll()) {
       if (entry.rejected) continue;
       const changes = changesOf(entry);
-      if (batch.length + changes.length > MAX_CHANGES_PER_PUSH) break;
+      if (batch.length + changes.length > MAX_SYNC_CHANGES) break;
       const sent = entry.inflight ? entry : { ...entry, inflight: true };
       if (sent !== entry) await outbox.put(sent);
       for (const change of changes) batch.push({ entry: sent, change });

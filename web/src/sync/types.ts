@@ -3,55 +3,17 @@
  * the sync protocol it speaks (docs/sync.md). Pure types: no runtime code.
  */
 
-/** The 12 colors of src/features/notes/schemas.ts NOTE_COLORS (Keep's 2023 names). */
-export type NoteColor =
-  | 'default'
-  | 'coral'
-  | 'peach'
-  | 'sand'
-  | 'mint'
-  | 'sage'
-  | 'fog'
-  | 'storm'
-  | 'dusk'
-  | 'blossom'
-  | 'clay'
-  | 'chalk';
+import type { Attachment, Note } from '../../../src/shared/api/notes.js';
 
-export interface ServerAttachment {
-  id: string;
-  noteId: string;
-  filename: string;
-  mimeType: string;
-  size: number;
-  thumbnailPath: string | null;
-  /** Pixels as shown; null for an image the server stored before it measured them, absent in a
-   * note this device stored before then. */
-  width?: number | null;
-  height?: number | null;
-  createdAt: string;
-}
+export type { SyncChange, SyncResult, Tombstone } from '../../../src/shared/api/sync.js';
+export type { NoteColor } from '../../../src/shared/colors.js';
 
-/** The API's Note, as GET /api/sync returns it (src/features/notes/schemas.ts `Note`). */
-export interface ServerNote {
-  id: string;
-  ownerId: number;
-  title: string;
-  content: string;
-  color: NoteColor;
-  pinned: boolean;
-  archived: boolean;
-  trashed: boolean;
-  trashedAt: string | null;
-  checklistMode: boolean;
-  sortOrder: number;
-  createdAt: string;
-  updatedAt: string;
-  /** Starts at 1 on the server; 0 for a note created on this device and not pulled yet. */
-  version: number;
-  tags: string[];
-  attachments: ServerAttachment[];
-}
+/**
+ * The API's Note, as GET /api/sync returns it. `version` starts at 1 on the server; it is 0 for
+ * a note created on this device and not pulled yet.
+ */
+export type ServerNote = Note;
+export type ServerAttachment = Attachment;
 
 /** What the UI shows: the server copy with this device's unacknowledged changes applied. */
 export interface LocalNote extends ServerNote {
@@ -136,28 +98,4 @@ export interface EngineOptions {
   timers?: Timers | null;
   /** The clock that stamps edits (Unix ms). Default: Date.now. */
   now?: () => number;
-}
-
-// ---- The protocol (docs/sync.md) ----
-
-export interface SyncChange {
-  noteId: string;
-  operation: 'create' | 'update' | 'delete';
-  timestamp: number;
-  baseVersion?: number;
-  data?: NoteFields;
-}
-
-export interface SyncResult {
-  noteId: string;
-  status: 'applied' | 'skipped';
-  reason?: 'stale' | 'forbidden' | 'deleted';
-  conflictCopyId?: string;
-  version?: number;
-  merged?: true;
-}
-
-export interface Tombstone {
-  id: string;
-  deletedAt: number;
 }

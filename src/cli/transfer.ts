@@ -1,6 +1,10 @@
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { openFolder } from '../features/transfer/folder.js';
+import { IMPORT_LIMITS, type ImportSummary } from '../features/transfer/service.js';
+import { openZip } from '../features/transfer/zip.js';
+import { PRIVATE_FILE_MODE } from '../fileModes.js';
 import {
   actorFromOptions,
   type Command,
@@ -9,11 +13,7 @@ import {
   UsageError,
   userOptions,
   withServices,
-} from '../../commandSupport.js';
-import { PRIVATE_FILE_MODE } from '../../fileModes.js';
-import { openFolder } from './folder.js';
-import { IMPORT_LIMITS, type ImportSummary } from './service.js';
-import { openZip } from './zip.js';
+} from './support.js';
 
 export function describeImport(summary: ImportSummary): string {
   const lines = [

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
-import { engine, inJsonList } from '../../db/dialect.js';
-import { type ListedNoteVersion, textBytes } from '../notes/store.js';
-import { visibleTo } from '../notes/visibility.js';
+import { engine, inJsonList } from '../db/dialect.js';
+import type { Db } from '../db/types.js';
+import { type ListedNoteVersion, textBytes } from './notes.js';
 import { tsvectorInput } from './searchText.js';
+import { visibleTo } from './visibility.js';
 
 /**
  * The index rowid (notes.doc_id, which grows with each note created) of the `n`-th newest note

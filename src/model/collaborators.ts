@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import type { Db } from '../db/types.js';
+import { recordTombstones } from './tombstones.js';
 
 export async function listCollaborators(db: Db, noteId: string) {
   return db
@@ -51,4 +52,20 @@ export async function deleteCollaborator(db: Db, noteId: string, userId: number)
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/**
+ * Ends a collaborator's access to a note and leaves them a tombstone, so their devices drop the
+ * note on the next sync (D-SYNC-3). Returns false when the user was not a collaborator. Sync
+ * uses it for a collaborator's delete (D-SYNC-6).
+ */
+export async function endCollaboration(
+  db: Db,
+  noteId: string,
+  userId: number,
+  now: number,
+): Promise<boolean> {
+  if (!(await deleteCollaborator(db, noteId, userId))) return false;
+  await recordTombstones(db, [{ noteId, userId }], now);
+  return true;
 }

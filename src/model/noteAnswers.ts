@@ -1,12 +1,13 @@
 /** Note answers (the Note schema) from rows, one by one or as size-bounded batches of a list. */
 import { LRUCache } from 'lru-cache';
-import { iso } from '../../clock.js';
-import type { Db } from '../../db/connection.js';
-import { type AttachmentRow, attachmentsByNote } from '../attachments/store.js';
-import { tagsByNote } from '../tags/store.js';
-import type { Attachment, Note, NoteColor } from './schemas.js';
-import type { ListedNote, ListedNoteVersion, NoteRow, NoteViewRow } from './store.js';
-import * as store from './store.js';
+import { iso } from '../clock.js';
+import type { Db } from '../db/types.js';
+import type { Attachment, Note } from '../shared/api/notes.js';
+import type { NoteColor } from '../shared/colors.js';
+import { type AttachmentRow, attachmentsByNote } from './attachments.js';
+import type { ListedNote, ListedNoteVersion, NoteRow, NoteViewRow } from './notes.js';
+import * as store from './notes.js';
+import { tagsByNote } from './tags.js';
 
 export function attachmentView(row: AttachmentRow): Attachment {
   return {

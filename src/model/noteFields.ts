@@ -2,9 +2,10 @@
  * The field model of a note: the fields a client sets (NoteInput), their columns and defaults,
  * and the per-field history (stamp and version) that sync merges by (D-SYNC-5, D-SYNC-8).
  */
-import { NOTE_DEFAULTS as SHARED_NOTE_DEFAULTS } from '../../shared/noteDefaults.js';
-import type { NoteInput } from './schemas.js';
-import type { NoteRow } from './store.js';
+
+import type { NoteInput } from '../shared/api/notes.js';
+import { NOTE_DEFAULTS as SHARED_NOTE_DEFAULTS } from '../shared/noteDefaults.js';
+import type { NoteRow } from './notes.js';
 
 /** The NoteInput fields that a client sets, and the columns that hold them. */
 export const NOTE_FIELDS = {

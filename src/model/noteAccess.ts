@@ -1,7 +1,7 @@
-import { type Actor, canWrite } from '../../actor.js';
-import type { Db } from '../../db/connection.js';
-import { errors } from '../../errors.js';
-import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './store.js';
+import { type Actor, canWrite } from '../actor.js';
+import type { Db } from '../db/types.js';
+import { errors } from '../errors.js';
+import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './notes.js';
 
 /**
  * What the caller wants to do with a note (D-COLLAB-1):
@@ -12,7 +12,7 @@ import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, typ
  */
 export type NoteAction = 'read' | 'edit' | 'leave' | 'own';
 
-export type { FoundNote } from './store.js';
+export type { FoundNote } from './notes.js';
 
 /** Why an action is refused; each path turns it into its own answer (404, 403, `skipped`...). */
 export type AccessDenial =
@@ -26,7 +26,7 @@ declare const allowedActions: unique symbol;
 
 /**
  * A note row with the actions a decision allowed on it. Only decideNoteAccess (and, for the
- * system's own rules, notesToDeleteBySystemRule) make one, and the write primitives of writes.ts
+ * system's own rules, notesToDeleteBySystemRule) make one, and the write primitives of noteWrites.ts
  * take nothing else: a write that skipped the decision does not compile. `own` allows what `edit`
  * and `read` allow, `edit` allows `read`.
  */

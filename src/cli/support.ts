@@ -1,13 +1,13 @@
 import path from 'node:path';
 import type { parseArgs } from 'node:util';
-import { type Actor, sessionActor } from './actor.js';
-import { buildServices, openDataDir } from './app.js';
-import type { Config } from './config.js';
-import type { Db } from './db/connection.js';
-import { errors } from './errors.js';
-import { findOwner, findUserByEmail } from './features/users/store.js';
+import { type Actor, sessionActor } from '../actor.js';
+import { buildServices, openDataDir } from '../app.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/types.js';
+import { errors } from '../errors.js';
+import { findOwner, findUserByEmail } from '../model/users.js';
 
-/** What every command (src/commands.ts lists them) is made of, and what they share. */
+/** What every command (src/cli/commands.ts lists them) is made of, and what they share. */
 export interface Command {
   usage: string;
   summary: string;

@@ -3,14 +3,10 @@
  * document, revisions and tombstones in step with its row, whichever path (REST, sync, MCP,
  * import) writes it.
  */
-import type { Db } from '../../db/connection.js';
-import { extractHashtags } from '../../shared/hashtags.js';
-import { type AttachmentRow, attachmentsOfNotes } from '../attachments/store.js';
-import { recordRevision } from '../revisions/service.js';
-import { indexText } from '../search/searchText.js';
-import { deleteSearchDocuments, writeSearchDocument } from '../search/store.js';
-import { recordTombstones } from '../sync/store.js';
-import { addNoteTags, deleteUnusedTags, replaceNoteTags, tagIdsOfNotes } from '../tags/store.js';
+import type { Db } from '../db/types.js';
+import { extractHashtags } from '../shared/hashtags.js';
+import { type AttachmentRow, attachmentsOfNotes } from './attachments.js';
+import type { AuthorizedNote } from './noteAccess.js';
 import {
   columnPatch,
   type FieldStamp,
@@ -20,10 +16,14 @@ import {
   type NoteField,
   type NoteFields,
   stampOf,
-} from './fields.js';
-import type { AuthorizedNote } from './permissions.js';
-import type { NoteRow } from './store.js';
-import * as store from './store.js';
+} from './noteFields.js';
+import type { NoteRow } from './notes.js';
+import * as store from './notes.js';
+import { recordRevision } from './revisions.js';
+import { deleteSearchDocuments, writeSearchDocument } from './searchIndex.js';
+import { indexText } from './searchText.js';
+import { addNoteTags, deleteUnusedTags, replaceNoteTags, tagIdsOfNotes } from './tags.js';
+import { recordTombstones } from './tombstones.js';
 
 /** The row a write stored for `note`: the same note, so what was allowed on it still is. */
 function sameAuthority<N extends NoteRow>(_note: N, updated: NoteRow): N {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
-import { inJsonList, joiningAggregate, jsonListRows } from '../../db/dialect.js';
-import { visibleTo } from '../notes/visibility.js';
+import { inJsonList, joiningAggregate, jsonListRows } from '../db/dialect.js';
+import type { Db } from '../db/types.js';
+import { visibleTo } from './visibility.js';
 
 /**
  * Names of the tags carried by at least one visible, not trashed note of the user, sorted

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
  * the notes row aliased `n`. Every reader of note rows composes these: lists, search and tags
  * use visibleTo, the sync pull its two halves (a shared note also counts as changed when it was
  * shared, so each half has its own "changed since"). test/notes-visibility.test.ts checks every
- * reader, and the role lookups of permissions.ts, against the same cases.
+ * reader, and the role lookups of noteAccess.ts, against the same cases.
  */
 
 /** The user owns the note: the index on (owner_id, updated_at) answers it. */

@@ -6,18 +6,19 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { type Command, print } from '../commandSupport.js';
+import { openDatabase } from '../db/connection.js';
+import { openPostgres } from '../db/postgres.js';
+import type { Database } from '../db/schema.js';
+import type { Db } from '../db/types.js';
 import {
   type AttachmentStorage,
-  attachmentStorageFor,
   DirectoryStorage,
   type ExpectedBytes,
 } from '../features/attachments/storage.js';
-import { indexNote } from '../features/notes/writes.js';
+import { attachmentStorageFor } from '../features/attachments/storageFor.js';
 import { writeHashed } from '../files.js';
-import { type Db, openDatabase } from './connection.js';
-import { openPostgres } from './postgres.js';
-import type { Database } from './schema.js';
+import { indexNote } from '../model/noteWrites.js';
+import { type Command, print } from './support.js';
 
 /**
  * The tables copied, parents before children, each with the columns that order its rows the

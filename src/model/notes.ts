@@ -1,11 +1,12 @@
 import { type Selectable, sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
-import { inJsonList } from '../../db/dialect.js';
-import { fastRows, fastStatement } from '../../db/fastPath.js';
-import { keptWhileUnchanged } from '../../db/keptReads.js';
-import type { NotesTable } from '../../db/schema.js';
-import type { AttachmentRow } from '../attachments/store.js';
-import type { NoteColor, NoteFilter } from './schemas.js';
+import { inJsonList } from '../db/dialect.js';
+import { fastRows, fastStatement } from '../db/fastPath.js';
+import { keptWhileUnchanged } from '../db/keptReads.js';
+import type { NotesTable } from '../db/schema.js';
+import type { Db } from '../db/types.js';
+import type { NoteFilter } from '../shared/api/notes.js';
+import type { NoteColor } from '../shared/colors.js';
+import type { AttachmentRow } from './attachments.js';
 import { visibleTo } from './visibility.js';
 
 export type NoteRow = Selectable<NotesTable>;
@@ -60,7 +61,7 @@ export function textBytes(alias: string) {
 
 /**
  * The note rows with whether the user collaborates on each; roleOf turns that into the role. The
- * row form of visibleTo (notes/visibility.ts) for lookups by id: one primary-key probe per note,
+ * row form of visibleTo (visibility.ts) for lookups by id: one primary-key probe per note,
  * where sharedWith would first list every note shared with the user.
  */
 function notesWithCollaboration(db: Db, userId: number) {
@@ -323,7 +324,7 @@ export async function notesOwnedBy(db: Db, userId: number): Promise<NoteRow[]> {
 
 /**
  * Removes the note rows; tags, collaborators and attachment rows go with them by cascade. The
- * search documents and unused tags are for the caller (deleteNotesForGood in writes.ts).
+ * search documents and unused tags are for the caller (deleteNotesForGood in noteWrites.ts).
  */
 export async function deleteNotes(db: Db, noteIds: readonly string[]): Promise<void> {
   await db.deleteFrom('notes').where('id', 'in', inJsonList(noteIds)).execute();

@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
-import { openDataDir } from './app.js';
-import { type Command, print, UsageError, withServices } from './commandSupport.js';
-import type { Config } from './config.js';
-import { randomToken } from './crypto.js';
-import { MigrationError, migrateToPostgresCommand } from './db/migrateToPostgres.js';
-import { AppError } from './errors.js';
-import { backupCommands } from './features/backup/commands.js';
-import { BackupError } from './features/backup/service.js';
-import { transferCommands } from './features/transfer/commands.js';
-import { databaseFailure } from './startFailure.js';
+import { openDataDir } from '../app.js';
+import type { Config } from '../config.js';
+import { randomToken } from '../crypto.js';
+import { AppError } from '../errors.js';
+import { BackupError } from '../features/backup/service.js';
+import { databaseFailure } from '../startFailure.js';
+import { backupCommands } from './backup.js';
+import { MigrationError, migrateToPostgresCommand } from './migrateToPostgres.js';
+import { type Command, print, UsageError, withServices } from './support.js';
+import { transferCommands } from './transfer.js';
 
 export { UsageError };
 

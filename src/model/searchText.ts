@@ -7,7 +7,7 @@
  * is exactly a substring match. User text never reaches FTS syntax: each query word becomes a
  * quoted phrase built only from letter/digit runs.
  */
-import { engine } from '../../db/dialect.js';
+import { engine } from '../db/dialect.js';
 
 const CJK = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/gu;
 const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;

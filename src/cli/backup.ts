@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Command, fileArgument, print } from '../../commandSupport.js';
-import type { Config } from '../../config.js';
-import { openDatabase } from '../../db/connection.js';
+import type { Config } from '../config.js';
+import { openDatabase } from '../db/connection.js';
 import {
   abandonBackups,
   BackupError,
@@ -11,7 +10,8 @@ import {
   createBackup,
   removeBackupLeftovers,
   restoreBackup,
-} from './service.js';
+} from '../features/backup/service.js';
+import { type Command, fileArgument, print } from './support.js';
 
 function describe(manifest: BackupManifest): string {
   const { counts } = manifest.database;

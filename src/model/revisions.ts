@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/connection.js';
-import type { NoteRevisionsTable } from '../../db/schema.js';
+import type { NoteRevisionsTable } from '../db/schema.js';
+import type { Db } from '../db/types.js';
 
 export type RevisionRow = Selectable<NoteRevisionsTable>;
 
@@ -52,4 +52,34 @@ export async function revisionAt(db: Db, noteId: string, version: number): Promi
     .orderBy('version', 'desc')
     .limit(1)
     .executeTakeFirst();
+}
+
+/** D-SYNC-9: a note keeps at least its last 50 revisions or those of 30 days, whichever is more. */
+export const REVISIONS_KEPT = 50;
+export const REVISION_RETENTION_DAYS = 30;
+const REVISION_RETENTION_MS = REVISION_RETENTION_DAYS * 86_400_000;
+
+/**
+ * Records the note's current title and content as the revision of its current version, written
+ * by `authorId` at `now`, and prunes what the retention rule lets go. Called in the transaction
+ * of every stored change of title or content, so the bound holds at all times without a job
+ * having to visit every note (docs/decisions/0005-three-way-merge-and-revisions.md). A note
+ * has at most one revision per version, so below version 51 there is nothing to prune.
+ */
+export async function recordRevision(
+  db: Db,
+  note: { id: string; version: number; title: string; content: string },
+  authorId: number,
+  now: number,
+): Promise<void> {
+  await insertRevision(db, {
+    note_id: note.id,
+    version: note.version,
+    created_at: now,
+    author_id: authorId,
+    title: note.title,
+    content: note.content,
+  });
+  if (note.version > REVISIONS_KEPT)
+    await pruneRevisions(db, note.id, now - REVISION_RETENTION_MS, REVISIONS_KEPT);
 }

@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
-import { containsIgnoringCase } from '../../db/dialect.js';
-import type { UsersTable } from '../../db/schema.js';
+import { containsIgnoringCase } from '../db/dialect.js';
+import type { UsersTable } from '../db/schema.js';
+import type { Db } from '../db/types.js';
 
 export type UserRow = Selectable<UsersTable>;
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/connection.js';
-import { inJsonList } from '../../db/dialect.js';
-import type { AttachmentsTable } from '../../db/schema.js';
+import { inJsonList } from '../db/dialect.js';
+import type { AttachmentsTable } from '../db/schema.js';
+import type { Db } from '../db/types.js';
 
 export type AttachmentRow = Selectable<AttachmentsTable>;
 
