@@ -61,7 +61,7 @@ import { registerJsonBodies } from './http/jsonBodies.js';
 import { redactUrl } from './http/logging.js';
 import type { Metrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
-import { registerBodyDraining } from './http/requestBody.js';
+import { type LingerLimits, registerBodyDraining } from './http/requestBody.js';
 import { requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerSecurityHeaders } from './http/securityHeaders.js';
@@ -167,6 +167,8 @@ export interface BuildOptions {
   passwordCost?: ScryptCost;
   /** The built web app to serve; null serves none. Default: this checkout's dist/web, if built. */
   webRoot?: string | null;
+  /** How long a refused body is still read after its answer; only tests shorten it. */
+  linger?: LingerLimits;
 }
 
 function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
@@ -350,6 +352,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, auth: 'public' };
     });
+    // swagger-ui can take the document it shows from the page's query (`?url=`, `?configUrl=`,
+    // with its query config on): a link to these docs must never show another document under
+    // this origin. No docs route takes a query, so one is dropped by a redirect.
+    docs.addHook('onRequest', async (request, reply) => {
+      const query = request.url.indexOf('?');
+      if (query >= 0) return reply.redirect(request.url.slice(0, query), 302);
+    });
     await docs.register(swaggerUi, {
       routePrefix: '/api/docs',
       staticCSP: true,
@@ -362,7 +371,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   await registerCors(app, config.corsOrigins);
-  registerBodyDraining(app);
+  registerBodyDraining(app, options.linger);
   await app.register(authPlugin, {
     resolveSession: app.services.auth.resolveSession,
     publicUrl: config.publicUrl,

@@ -128,7 +128,7 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
   publicUrl: {
     name: 'PUBLIC_URL',
     description:
-      'External origin, e.g. `https://notes.example.com`: used in share links and accepted by the cross-origin guard',
+      'External origin, e.g. `https://notes.example.com`: used in share links and accepted by the cross-origin guard; when https, the session cookie is always `Secure`',
     fallback: null,
     fallbackText: "the request's origin",
     parse: parsePublicUrl,

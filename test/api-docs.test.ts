@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { launchChromium, skipWithoutChromium } from './helpers/browser.js';
 import { TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -21,4 +26,56 @@ describe('GET /api/docs over plain http (D-OPS-5)', () => {
       assert.ok(!policy.includes('upgrade-insecure-requests'), `${path}: ${policy}`);
     }
   });
+});
+
+/**
+ * swagger-ui can take the document to show from the page's query (`?url=`, `?configUrl=`): a
+ * link to this server's docs would then show an attacker's document, with its links and "Try it
+ * out" requests, under this server's origin. The docs page shows this server's document only.
+ */
+describe('GET /api/docs from an attacker’s link', { skip: skipWithoutChromium }, () => {
+  let server: TestServer;
+  let attacker: http.Server;
+  let attackerUrl: string;
+  const attackerRequests: string[] = [];
+  let browser: Browser;
+  before(async () => {
+    server = await startServer();
+    attacker = http.createServer((request, response) => {
+      attackerRequests.push(request.url ?? '');
+      const document = {
+        openapi: '3.1.0',
+        info: { title: 'Attacker API', version: '6.6.6' },
+        paths: {},
+      };
+      const body = request.url?.startsWith('/config') ? { url: `${attackerUrl}/spec.json` } : document;
+      response.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+      response.end(JSON.stringify(body));
+    });
+    attacker.listen(0, '127.0.0.1');
+    await once(attacker, 'listening');
+    attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    attacker?.close();
+    await server.close();
+  });
+
+  for (const query of ['url', 'configUrl']) {
+    it(`ignores ?${query}=, showing this server’s document`, async () => {
+      const target = query === 'url' ? `${attackerUrl}/spec.json` : `${attackerUrl}/config.json`;
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${server.url}/api/docs/?${query}=${encodeURIComponent(target)}`);
+        await page.getByRole('heading', { name: /Notes API/ }).waitFor({ timeout: 15_000 });
+        assert.equal(page.url(), `${server.url}/api/docs/`);
+        assert.equal(await page.getByText('Attacker API').count(), 0);
+        assert.deepEqual(attackerRequests, []);
+      } finally {
+        await page.close();
+      }
+    });
+  }
 });

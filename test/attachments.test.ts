@@ -9,7 +9,7 @@ import { DECODES_AT_ONCE } from '../src/features/attachments/images.js';
 import { SWEEP_GRACE_MS } from '../src/features/attachments/service.js';
 import { DirectoryStorage } from '../src/features/attachments/storage.js';
 import { attachmentStorageFor } from '../src/features/attachments/storageFor.js';
-import { clientOf, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
 import { declaredPng } from './helpers/pngBomb.js';
 import { ManualClock, startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 import { storedKeys } from './helpers/uploads.js';
@@ -483,7 +483,7 @@ describe('GET /api/notes/:id/attachments', () => {
     assert.equal(file.headers.get('content-type'), 'image/png');
     assert.equal(file.headers.get('content-length'), String(original.length));
     assert.equal(file.headers.get('x-content-type-options'), 'nosniff');
-    assert.equal(file.headers.get('cache-control'), 'private, max-age=31536000, immutable');
+    assert.equal(file.headers.get('cache-control'), 'private, no-cache');
     assert.match(file.headers.get('etag') ?? '', /^"[0-9a-f]{64}"$/);
     assert.equal(
       file.headers.get('content-disposition'),
@@ -524,6 +524,33 @@ describe('GET /api/notes/:id/attachments', () => {
       assert.equal(again.headers.get('etag'), etag);
       const changed = await download(owner, note.id, query, { 'if-none-match': '"other"' });
       assert.equal(changed.status, 200);
+    }
+  });
+
+  it('has browsers ask again before each use, so a signed-out browser shows no image (issue 26)', async () => {
+    // A second session of the owner, as a shared computer's browser holds it.
+    const browser = new TestClient(server.url);
+    assert.equal((await browser.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
+    const kept: [string, string][] = [];
+    for (const query of [`attachmentId=${attachment.id}`, `attachmentId=${attachment.id}&thumb=1`]) {
+      const first = await download(browser, note.id, query);
+      assert.equal(first.status, 200);
+      // Not `max-age`/`immutable`: a browser may not use its copy without asking first.
+      assert.equal(first.headers.get('cache-control'), 'private, no-cache', query);
+      const etag = first.headers.get('etag')!;
+      const revalidated = await download(browser, note.id, query, { 'if-none-match': etag });
+      assert.equal(revalidated.status, 304, query);
+      assert.equal(revalidated.headers.get('cache-control'), 'private, no-cache');
+      kept.push([query, etag]);
+    }
+    // The signed-out session's cookie, as a browser that kept it would send it with its question.
+    const signedOut = new TestClient(server.url);
+    for (const [name, value] of browser.cookies) signedOut.cookies.set(name, value);
+    assert.equal((await browser.post('/api/auth/logout')).status, 200);
+    for (const [query, etag] of kept) {
+      const asked = await download(signedOut, note.id, query, { 'if-none-match': etag });
+      assert.equal(asked.status, 401, query);
+      assert.equal(asked.headers.get('etag'), null);
     }
   });
 

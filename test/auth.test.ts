@@ -147,6 +147,49 @@ describe('POST /api/auth/login', () => {
   });
 });
 
+describe('the session cookie when PUBLIC_URL is https (D-AUTH-4, issue 26)', () => {
+  // Plain http to the server, as from a proxy that sends no X-Forwarded-Proto, or says http.
+  for (const [trustProxy, proxyHeaders] of [
+    ['', {}],
+    ['', { 'x-forwarded-proto': 'https' }],
+    ['true', {}],
+    ['true', { 'x-forwarded-proto': 'http' }],
+  ] as const) {
+    it(`is Secure on setup, login and logout (TRUST_PROXY=${trustProxy || 'unset'}, ${JSON.stringify(proxyHeaders)})`, async () => {
+      const server = await startServer({
+        env: { PUBLIC_URL: 'https://notes.example.com', TRUST_PROXY: trustProxy },
+      });
+      try {
+        const client = clientOf(server);
+        const headers = { host: 'notes.example.com', ...proxyHeaders };
+        const setup = await client.post('/api/auth/setup', { password: OWNER_PASSWORD }, { headers });
+        assert.equal(setup.status, 201);
+        const login = await client.post('/api/auth/login', { password: OWNER_PASSWORD }, { headers });
+        assert.equal(login.status, 200);
+        const logout = await client.post('/api/auth/logout', undefined, { headers });
+        assert.equal(logout.status, 200);
+        for (const response of [setup, login, logout]) {
+          assert.match(sessionCookie(response)!, /; Secure(;|$)/);
+        }
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  it('is not Secure over plain http when PUBLIC_URL is http', async () => {
+    const server = await startServer({ env: { PUBLIC_URL: 'http://notes.example.com' } });
+    try {
+      const headers = { host: 'notes.example.com' };
+      const setup = await clientOf(server).post('/api/auth/setup', { password: OWNER_PASSWORD }, { headers });
+      assert.equal(setup.status, 201);
+      assert.doesNotMatch(sessionCookie(setup)!, /Secure/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('login rate limit (D-AUTH-3)', () => {
   it('answers the 11th attempt in a minute from one IP with 429 and Retry-After', async () => {
     const server = await startServer();

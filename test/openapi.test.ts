@@ -18,8 +18,8 @@ interface Operation {
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const SESSION = [{ session: [] }];
-const SESSION_OR_KEY = [{ session: [] }, { apiKey: [] }];
-const KEY = [{ apiKey: [] }];
+const sessionOrKey = (scope: string) => [{ session: [] }, { apiKey: [scope] }];
+const KEY = [{ apiKey: ['notes:read'] }];
 
 function operationsOf(doc: Schema): Operation[] {
   return Object.entries(doc.paths as Record<string, Schema>).flatMap(([route, item]) =>
@@ -34,15 +34,37 @@ function urlOf(route: string): string {
   );
 }
 
-const needsCredentials = (op: Schema) =>
-  op.security.length > 0 && !op.security.some((r: Schema) => Object.keys(r).length === 0);
+/** The smallest value `schema` accepts: its required properties only, each the simplest of its type. */
+function smallestValueOf(schema: Schema): unknown {
+  if (schema.enum) return schema.enum[0];
+  switch (schema.type) {
+    case 'object':
+      return Object.fromEntries(
+        (schema.required ?? []).map((name: string) => [name, smallestValueOf(schema.properties[name])]),
+      );
+    case 'array':
+      return [];
+    case 'integer':
+    case 'number':
+      return 1;
+    case 'boolean':
+      return false;
+    default:
+      return schema.format === 'uuid' ? MISSING_ID : 'x';
+  }
+}
+
+const needsCredentials = (op: Schema) => op.security.length > 0;
 const acceptsKey = (op: Schema) => op.security.some((r: Schema) => 'apiKey' in r);
+/** The API key scopes an operation declares it needs. */
+const keyScopes = (op: Schema): string[] => op.security.flatMap((r: Schema) => r.apiKey ?? []);
 
 describe('OpenAPI document (D-OPS-5)', () => {
   let server: TestServer;
   let doc: Schema;
   let operations: Operation[];
   let key: string;
+  let readOnlyKey: string;
   const find = (method: string, route: string) => {
     const found = operations.find((o) => o.method === method && o.path === route);
     assert.ok(found, `${method} ${route} is not in the document`);
@@ -55,7 +77,10 @@ describe('OpenAPI document (D-OPS-5)', () => {
     assert.equal(response.status, 200);
     doc = response.body;
     operations = operationsOf(doc);
-    key = (await createApiKey(await setupOwner(server))).key;
+    const owner = await setupOwner(server);
+    key = (await createApiKey(owner)).key;
+    readOnlyKey = (await owner.post('/api/settings/api-keys', { name: 'reader', scopes: ['notes:read'] }))
+      .body.key;
   });
   after(() => server.close());
 
@@ -71,21 +96,29 @@ describe('OpenAPI document (D-OPS-5)', () => {
     assert.deepEqual(doc.servers, [{ url: '/', description: 'This server' }]);
   });
 
-  it("declares each operation's real security: none, session only, key only, or either", () => {
+  it("declares each operation's real security: none, session only, key only, or either, with the key's scope", () => {
     assert.ok(
       operations.every((o) => Array.isArray(o.op.security)),
       'every operation says what it needs',
     );
+    // An empty requirement ({}) would mean "optional": an operation that needs none says [].
+    assert.ok(
+      operations.every((o) => o.op.security.every((r: Schema) => Object.keys(r).length > 0)),
+      'no optional requirement',
+    );
     assert.deepEqual(find('GET', '/api/health').security, []);
     assert.deepEqual(find('POST', '/api/auth/login').security, []);
+    assert.deepEqual(find('POST', '/api/auth/setup').security, []);
     assert.deepEqual(find('GET', '/api/shared/{token}').security, []);
-    assert.deepEqual(find('GET', '/api/auth/status').security, [{}, { session: [] }]);
+    assert.deepEqual(find('GET', '/s/{token}').security, []);
+    assert.deepEqual(find('GET', '/api/auth/status').security, []);
     assert.deepEqual(find('POST', '/api/auth/logout').security, SESSION);
     assert.deepEqual(find('POST', '/api/settings/api-keys').security, SESSION);
     assert.deepEqual(find('DELETE', '/api/users/{id}').security, SESSION);
     assert.deepEqual(find('POST', '/api/mcp').security, KEY);
-    assert.deepEqual(find('GET', '/api/notes').security, SESSION_OR_KEY);
-    assert.deepEqual(find('POST', '/api/sync').security, SESSION_OR_KEY);
+    assert.deepEqual(find('GET', '/api/notes').security, sessionOrKey('notes:read'));
+    assert.deepEqual(find('POST', '/api/sync').security, sessionOrKey('notes:write'));
+    assert.deepEqual(find('POST', '/api/import').security, sessionOrKey('notes:write'));
     assert.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['apiKey', 'session']);
   });
 
@@ -104,6 +137,36 @@ describe('OpenAPI document (D-OPS-5)', () => {
         assert.equal(keyed.status === 401, !acceptsKey(op), `${method} ${route} with an API key`);
       }
     }
+  });
+
+  it('matches the server on scopes: a read-only key is refused exactly where notes:write is declared', async () => {
+    const reader = clientOf(server);
+    const checked: string[] = [];
+    for (const { method, path: route, op } of operations.filter((o) => acceptsKey(o.op))) {
+      const scopes = keyScopes(op);
+      assert.equal(scopes.length, 1, `${method} ${route} names one scope`);
+      // The smallest body each JSON operation accepts, so the request gets past validation.
+      const bodySchema = op.requestBody?.content['application/json']?.schema;
+      const json = bodySchema ? smallestValueOf(bodySchema) : undefined;
+      const query = new URLSearchParams(
+        (op.parameters ?? [])
+          .filter((p: Schema) => p.in === 'query' && p.required)
+          .map((p: Schema) => [p.name, p.schema.format === 'uuid' ? MISSING_ID : '1']),
+      );
+      const response = await reader.request(method, `${urlOf(route)}${query.size > 0 ? `?${query}` : ''}`, {
+        headers: { authorization: `Bearer ${readOnlyKey}` },
+        ...(json ? { json } : {}),
+      });
+      const refused = response.status === 403 && response.body?.code === 'insufficient_scope';
+      assert.equal(
+        refused,
+        scopes[0] === 'notes:write',
+        `${method} ${route}: ${response.status} ${response.text}`,
+      );
+      assert.notEqual(response.status, 401, `${method} ${route}`);
+      checked.push(`${method} ${route} ${scopes[0]}`);
+    }
+    assert.ok(checked.filter((c) => c.endsWith('notes:write')).length >= 10, checked.join('\n'));
   });
 
   it('declares every 4xx answer of an API route with the error schema', () => {

@@ -42,23 +42,27 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : '';
 }
 
+/**
+ * The session cookie's attributes (D-AUTH-4). `Secure` whenever PUBLIC_URL is https, whatever
+ * the proxy sends or leaves out (a missing `X-Forwarded-Proto`, TRUST_PROXY unset): browsers
+ * then never send the session over plain http. Without PUBLIC_URL, when the request came over
+ * https.
+ */
+function sessionCookieOptions(request: FastifyRequest) {
+  const publicUrl = request.server.appConfig.publicUrl;
+  const secure = publicUrl?.startsWith('https:') || request.protocol === 'https';
+  return { httpOnly: true, sameSite: 'lax', path: '/', secure } as const;
+}
+
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: NewSession): void {
   reply.setCookie(SESSION_COOKIE, session.token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: request.protocol === 'https',
+    ...sessionCookieOptions(request),
     maxAge: session.maxAgeSeconds,
   });
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: request.protocol === 'https',
-  });
+  reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(request));
 }
 
 /** The authenticated caller; routes with auth 'user' or 'session' always have one. */

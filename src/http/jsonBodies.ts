@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
+import { findString, hasNul, NUL_MESSAGE } from '../storableText.js';
 
 /** A UTF-16 surrogate that is not half of a pair: no character, and UTF-8 cannot encode it. */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -9,45 +10,15 @@ const LONE_SURROGATE = /\p{Cs}/u;
  */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
-const pointerSegment = (key: string) =>
-  key
-    .replaceAll('~', '~0')
-    .replaceAll('/', '~1')
-    .replace(/\p{Cs}/gu, '\uFFFD');
-
-/** U+0000: PostgreSQL's text cannot hold it (docs/decisions/0015-postgresql.md). */
-const hasNul = (text: string) => text.includes('\0');
 /** JSON can only carry U+0000 as this escape (a raw control character is invalid JSON). */
 const NUL_ESCAPE = '\\u0000';
 
 /**
  * The JSON pointer of the first string (value or object key) of `value` holding a lone
- * surrogate. Iterative: a 16 MiB body can nest far deeper than the call stack.
+ * surrogate.
  */
 export function findLoneSurrogate(value: unknown): string | undefined {
   return findString(value, (text) => LONE_SURROGATE.test(text));
-}
-
-/** The JSON pointer of the first string (value or object key) of `value` that `matches`. */
-function findString(value: unknown, matches: (text: string) => boolean): string | undefined {
-  const pending: [unknown, string][] = [[value, '']];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [item, path] = next;
-    if (typeof item === 'string') {
-      if (matches(item)) return path || '/';
-    } else if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${path}/${i}`]);
-    } else if (typeof item === 'object' && item !== null) {
-      const entries = Object.entries(item);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i]!;
-        const childPath = `${path}/${pointerSegment(key)}`;
-        if (matches(key)) return childPath;
-        pending.push([child, childPath]);
-      }
-    }
-  }
-  return undefined;
 }
 
 /**
@@ -57,7 +28,8 @@ function findString(value: unknown, matches: (text: string) => boolean): string 
  *   string changes (each becomes U+FFFD) and can grow past its limit, so a note read back could
  *   not be written back; refusing keeps what is stored exactly what was sent;
  * - so is a string holding U+0000, which PostgreSQL cannot store: refused on both engines, so
- *   that the service answers the same on either and any SQLite database can move to PostgreSQL;
+ *   that the service answers the same on either and any SQLite database can move to PostgreSQL
+ *   (src/storableText.ts);
  * - an empty body sent to a route that takes none (DELETE, logout) is no body rather than 400
  *   invalid_json: many clients send `Content-Type: application/json` on every request. A route
  *   that needs a body still answers its 400.
@@ -75,8 +47,7 @@ export function registerJsonBodies(app: FastifyInstance): void {
         return done(errors.invalidField(surrogate, message), undefined);
       }
       const nul = body.includes(NUL_ESCAPE) ? findString(value, hasNul) : undefined;
-      if (nul !== undefined)
-        return done(errors.invalidField(nul, 'contains U+0000, which cannot be stored'), undefined);
+      if (nul !== undefined) return done(errors.invalidField(nul, NUL_MESSAGE), undefined);
       done(null, value);
     });
   });

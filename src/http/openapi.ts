@@ -1,5 +1,6 @@
 import type { SwaggerTransform } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
+import type { Scope } from '../actor.js';
 import type { AuthMode } from './auth.js';
 import { SESSION_COOKIE, UNSAFE_METHODS } from './auth.js';
 import { ErrorRef } from './schemas.js';
@@ -22,20 +23,40 @@ export const securitySchemes = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'nsk_…',
-    description: 'An API key (POST /api/settings/api-keys) sent as `Authorization: Bearer nsk_…`',
+    description:
+      'An API key (POST /api/settings/api-keys) sent as `Authorization: Bearer nsk_…`. Each operation lists the scope it needs: `notes:read` (every key has it) or `notes:write`; a read-only key gets 403 `insufficient_scope` where `notes:write` is needed',
   },
 } as const;
 
 type SecurityRequirement = Record<string, string[]>;
 
-/** The credentials each auth mode of src/http/auth.ts accepts; `{}` means "none is needed". */
-const SECURITY: Record<AuthMode, SecurityRequirement[]> = {
-  public: [],
-  optional: [{}, { session: [] }],
-  session: [{ session: [] }],
-  user: [{ session: [] }, { apiKey: [] }],
-  key: [{ apiKey: [] }],
-};
+/**
+ * The API key scope (D-KEY-3) an operation needs: reading needs `notes:read`, which every key
+ * has; anything that may change data needs `notes:write`. MCP takes any key; its write tools
+ * need `notes:write` (docs/mcp.md).
+ */
+function keyScope(method: string, auth: AuthMode): Scope {
+  return auth === 'key' || !UNSAFE_METHODS.has(method) ? 'notes:read' : 'notes:write';
+}
+
+/**
+ * The credentials each auth mode of src/http/auth.ts needs, as OpenAPI security requirements:
+ * `[]` when none is needed (public, and optional: GET /api/auth/status uses a session cookie
+ * when one is sent, and answers without one too).
+ */
+function securityOf(method: string, auth: AuthMode): SecurityRequirement[] {
+  switch (auth) {
+    case 'public':
+    case 'optional':
+      return [];
+    case 'session':
+      return [{ session: [] }];
+    case 'user':
+      return [{ session: [] }, { apiKey: [keyScope(method, auth)] }];
+    case 'key':
+      return [{ apiKey: [keyScope(method, auth)] }];
+  }
+}
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -138,7 +159,7 @@ export const describeRoute: SwaggerTransform = ({ schema: routeSchema, url, rout
     }
     responses[status] = described;
   }
-  const security = (schema as { security?: SecurityRequirement[] }).security ?? SECURITY[auth];
+  const security = securityOf(method, auth);
   return {
     url,
     schema: {

@@ -1,6 +1,7 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { findString, hasNul, NUL_MESSAGE } from '../storableText.js';
 import { compileOnce } from './compileOnce.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -30,6 +31,25 @@ const texts = makeAjv('array');
 export const validators = compileOnce<ValidateFunction>();
 
 /**
+ * A path or query value holding U+0000 (`%00`), as a failed validation: refused before any
+ * schema, whatever type it would have, so that it never reaches a query (src/storableText.ts).
+ * The error handler then answers it as any other: 400, or 404 for a note id.
+ */
+function nulIssue(data: unknown): ErrorObject[] | null {
+  const path = findString(data, hasNul);
+  if (path === undefined) return null;
+  return [
+    {
+      instancePath: path === '/' ? '' : path,
+      keyword: 'nul',
+      schemaPath: '#',
+      params: {},
+      message: NUL_MESSAGE,
+    },
+  ];
+}
+
+/**
  * Validators compiled on a route's first request (compileOnce.ts), then reused by any app built
  * in this process. Fastify reads a failed validation's `errors` from the function it was given.
  */
@@ -41,6 +61,12 @@ export function registerValidation(app: FastifyInstance): void {
       () => (kind === 'body' ? bodies : texts).compile(schema),
     );
     const validate = (data: unknown) => {
+      // JSON bodies are checked as they are parsed (jsonBodies.ts).
+      const nul = kind === 'text' ? nulIssue(data) : null;
+      if (nul) {
+        validate.errors = nul;
+        return false;
+      }
       const compiledValidator = compiled();
       const valid = compiledValidator(data);
       validate.errors = compiledValidator.errors;

@@ -11,6 +11,7 @@ import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { ScryptCost } from '../../src/features/users/passwords.js';
+import type { LingerLimits } from '../../src/http/requestBody.js';
 import { type ClientTarget, setupOwner, type TestClient } from './client.js';
 import { databaseUrlFor, dropDatabaseOf, onPostgres } from './postgres.js';
 
@@ -44,6 +45,8 @@ export interface ServerOptions {
   port?: number;
   /** The web app bundle to serve (BuildOptions.webRoot); default this checkout's dist/web. */
   webRoot?: string | null;
+  /** BuildOptions.linger: how long a refused body is still read after its answer. */
+  linger?: LingerLimits;
 }
 
 /** Boots the real app on an ephemeral loopback port with a fresh (or given) DATA_DIR. */
@@ -64,6 +67,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     onQuery: options.onQuery,
     passwordCost: options.passwordCost ?? TEST_PASSWORD_COST,
     webRoot: options.webRoot,
+    linger: options.linger,
   });
   await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.server.address();

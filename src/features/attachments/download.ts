@@ -4,8 +4,13 @@ import { matchesEtag } from '../../http/conditional.js';
 import { inlineDisposition } from './filenames.js';
 import type { StoredFile } from './service.js';
 
-/** Content never changes under an attachment id, so a private cache may keep it for a year. */
-const CACHE_CONTROL = 'private, max-age=31536000, immutable';
+/**
+ * Content never changes under an attachment id, but who may see it does (sign-out, a revoked
+ * share link, a note unshared): a browser keeps its copy yet asks again every time, and gets a
+ * bodiless 304 only while the request is still allowed (decision 0030). A year's `immutable`
+ * showed the previous user's images after sign-out on a shared computer.
+ */
+const CACHE_CONTROL = 'private, no-cache';
 
 /**
  * Sends a stored attachment file with the D-ATT-4 headers, or 304 when the client's

@@ -87,10 +87,6 @@ export const transferRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ImportBody,
         response: { 200: ImportSummary, ...errorResponses(400, 401, 403, 413, 415) },
       },
-      // An answer given before the whole body arrived (413, 403) closes the connection.
-      onSend: async (request, reply) => {
-        if (!request.raw.complete) reply.header('connection', 'close');
-      },
     },
     async (request) => transfer.importArchive(actorOf(request), receiveArchive(request)),
   );

@@ -5,6 +5,7 @@ import type { NoteFields } from '../../model/noteFields.js';
 import { NoteInput } from '../../shared/api/notes.js';
 import { NOTE_COLORS, type NoteColor } from '../../shared/colors.js';
 import { extractHashtags, MAX_TAG_LENGTH } from '../../shared/hashtags.js';
+import { findString, hasNul, NUL_MESSAGE } from '../../storableText.js';
 import { checklistItems } from '../notes/contentEdits.js';
 import { EXPORT_FORMAT, type ExportedNote, type ExportFile } from './exportFormat.js';
 import { splitFrontMatter } from './frontMatter.js';
@@ -87,8 +88,13 @@ export function readItems(files: SourceFiles, format: SourceFormat): AsyncIterab
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const checkNoteInput = addFormats(new Ajv({ strict: false, allErrors: false })).compile(NoteInput);
 
-/** The same limits as a REST create (D-ERR-5): null when the values pass, else why not. */
+/**
+ * The same limits as a REST create (D-ERR-5), and no U+0000 (a REST body holding one is
+ * refused as it is parsed): null when the values pass, else why not.
+ */
 export function problemWith(values: Partial<NoteFields>): string | null {
+  const nul = findString(values, hasNul);
+  if (nul !== undefined) return `${nul.slice(1)} ${NUL_MESSAGE}`;
   if (checkNoteInput(values)) return null;
   const [first] = checkNoteInput.errors ?? [];
   return `${first?.instancePath.slice(1) || 'note'} ${first?.message ?? 'is invalid'}`;
