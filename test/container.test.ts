@@ -150,6 +150,9 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       await buildStandIn(work);
       measured.standInSeconds = (Date.now() - started) / 1000;
       started = Date.now();
+      const imageId = async () =>
+        (await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE], { allowFailure: true })).stdout;
+      const previous = await imageId();
       await podman(
         [
           'build',
@@ -168,6 +171,10 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
         { timeoutMs: 1_500_000 },
       );
       measured.buildSeconds = (Date.now() - started) / 1000;
+      // The last run's image, now untagged: its layers are cached, the image itself is not needed.
+      if (previous !== '' && previous !== (await imageId())) {
+        await podman(['rmi', previous], { allowFailure: true });
+      }
     },
     { timeout: 1_800_000 },
   );
