@@ -13,10 +13,10 @@ import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
 import { onNoteChanges } from './db/noteChanges.js';
-import { openPostgres } from './db/postgres.js';
+import { openPostgres, postgresLocation } from './db/postgres.js';
 import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
-import type { DatabaseOptions, Db } from './db/types.js';
-import { errors } from './errors.js';
+import type { DatabaseOptions, Db, SchemaPolicy } from './db/types.js';
+import { AppError, errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
@@ -251,13 +251,19 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
 /**
  * DATA_DIR's database with the storage quota enforced inside its writes, and the clock that
  * stamps writes, never behind the newest stored one (D-SYNC-2) nor, on PostgreSQL, behind an
- * X-Sync-Time any process has handed out (decision 0016): how the server and the commands open it.
+ * X-Sync-Time any process has handed out (decision 0016): how the server and the commands open
+ * it. Only the server's start migrates; by default the schema must already be this build's
+ * (commands, decision 0035).
  */
-export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQuery']) {
+export async function openDataDir(
+  config: Config,
+  opening: Pick<DatabaseOptions, 'onQuery' | 'waitForDatabase'> & { schema?: SchemaPolicy } = {},
+) {
   const quota = storageQuota(config.storageQuotaBytes);
   const clock = new MonotonicClock();
   const options: DatabaseOptions = {
-    onQuery,
+    schema: 'require-current',
+    ...opening,
     storageGrew: (_userId, bytes) => quota.check(bytes),
     storageQuotaBytes: config.storageQuotaBytes,
     clockFloor: (ms) => clock.advanceTo(ms),
@@ -267,6 +273,33 @@ export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQ
     : await openDatabase(config.dataDir, options);
   clock.advanceTo(await newestUpdate(database.db));
   return { database, quota, clock };
+}
+
+/**
+ * What this server runs on, for the start-up log line: version, database, Redis, attachment
+ * storage and the migrations this start ran. Never a password: URLs are reduced to where they point.
+ */
+export function deploymentSummary(config: Config, database: OpenDatabase) {
+  const redis = config.redisUrl === null ? null : new URL(config.redisUrl);
+  const summary = {
+    version: APP_VERSION,
+    database: config.databaseUrl
+      ? `PostgreSQL ${postgresLocation(config.databaseUrl)}`
+      : `SQLite ${path.join(config.dataDir, 'notes.db')}`,
+    redis: redis ? `${redis.hostname}:${redis.port || '6379'}${redis.pathname || '/0'}` : 'none',
+    attachments:
+      config.attachmentsDir ??
+      (config.databaseUrl ? 'in the database' : path.join(config.dataDir, 'attachments')),
+    migrationsRun: database.migrationsRun,
+  };
+  const migrations =
+    summary.migrationsRun.length === 0
+      ? 'schema up to date'
+      : `ran migrations ${summary.migrationsRun.join(', ')}`;
+  return {
+    summary,
+    message: `Keepsake Notes ${summary.version} on ${summary.database}; Redis: ${summary.redis}; attachments: ${summary.attachments}; ${migrations}`,
+  };
 }
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
@@ -281,10 +314,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           metrics?.observeQuery(durationMs);
         }
       : undefined;
-  const opened = await openDataDir(config, onQuery);
-  const { database, quota } = opened;
-  const clock = options.clock ?? opened.clock;
-
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config, options.logStream),
     // Fastify accepts a hop count at run time; its types only list the other forms.
@@ -297,6 +326,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     schemaController: { compilersFactory: { buildSerializer: buildCachedSerializers } },
     ...requestTimeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const opened = await openDataDir(config, {
+    onQuery,
+    schema: 'migrate',
+    waitForDatabase: {
+      seconds: config.databaseWaitSeconds,
+      retrying: (message) => app.log.warn(message),
+    },
+  });
+  const { database, quota } = opened;
+  const clock = options.clock ?? opened.clock;
+  const deployment = deploymentSummary(config, database);
+  app.log.info(deployment.summary, deployment.message);
 
   // First of all hooks: a request for an unknown host reaches nothing else (DNS rebinding).
   registerTrustedHosts(app, config);
@@ -425,8 +466,28 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerWebApp(app, webBundle);
 
   startMaintenance(app, database);
+  await createConfiguredOwner(app, config);
   startReminders(app);
   return app;
+}
+
+/**
+ * The owner account of OWNER_EMAIL and OWNER_PASSWORD, when there is no owner yet: an instance
+ * set up without the web app, which no one reaching it first can claim. Several processes
+ * starting at once create it once (setup checks again inside its transaction).
+ */
+async function createConfiguredOwner(app: FastifyInstance, config: Config): Promise<void> {
+  if (config.ownerPassword === null) return;
+  if (!(await app.services.auth.status(null)).setupRequired) return;
+  try {
+    await app.services.auth.createOwner({
+      password: config.ownerPassword,
+      email: config.ownerEmail ?? undefined,
+    });
+    app.log.info({ email: config.ownerEmail ?? '' }, 'created the owner account from OWNER_PASSWORD');
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'setup_completed')) throw err;
+  }
 }
 
 /**

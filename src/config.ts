@@ -1,5 +1,6 @@
-import fs from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './shared/api/limits.js';
 
 /** Everything the server reads from its environment (D-OPS-1), validated once at start-up. */
 export interface Config {
@@ -13,6 +14,8 @@ export interface Config {
    * SQLite, the database itself on PostgreSQL (docs/decisions/0021-attachment-storage.md).
    */
   attachmentsDir: string | null;
+  /** Seconds the server's start keeps retrying an unreachable PostgreSQL before it gives up. */
+  databaseWaitSeconds: number;
   /**
    * Redis connection URL for the rate limits' counters and, with PostgreSQL, the live hints' bus;
    * null: PostgreSQL's table (and LISTEN/NOTIFY), or memory on SQLite.
@@ -67,6 +70,10 @@ export interface Config {
   eventsMaxStreamsPerUser: number;
   /** Live streams a process holds open in all; more are 429. */
   eventsMaxStreams: number;
+  /** The owner account the server's start creates when there is none yet (with ownerPassword). */
+  ownerEmail: string | null;
+  /** The password of that owner account; null: the owner is created in the web app (setup). */
+  ownerPassword: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -81,6 +88,11 @@ interface Setting<T> {
   fallback: string | null;
   /** How the default reads for a person, when it is not a plain value. */
   fallbackText?: string;
+  /**
+   * A secret: `<NAME>_FILE` may name a file holding the value instead (Docker and Podman
+   * secrets), and the setting's description says so.
+   */
+  secret?: boolean;
   parse(raw: string, name: string): T;
 }
 
@@ -110,7 +122,15 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       '`postgres://user:password@host:5432/database`: PostgreSQL (13+) holds the data instead of SQLite, attachments included unless `ATTACHMENTS_DIR` is set (docs/deploy.md)',
     fallback: null,
     fallbackText: 'SQLite in `DATA_DIR`',
+    secret: true,
     parse: parseDatabaseUrl,
+  },
+  databaseWaitSeconds: {
+    name: 'DATABASE_WAIT_SECONDS',
+    description:
+      'How long the server, starting, retries an unreachable PostgreSQL (a database that starts next to it) before it stops',
+    fallback: '60',
+    parse: (raw, name) => integer(name, raw, 0, 3600),
   },
   attachmentsDir: {
     name: 'ATTACHMENTS_DIR',
@@ -126,6 +146,7 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       '`redis://[:password@]host:6379[/db]` (or `rediss://`): the rate limits (login, public shares) count in Redis instead of PostgreSQL, shared by every process, and with `DATABASE_URL` the live hints travel by Redis pub/sub (docs/deploy.md)',
     fallback: null,
     fallbackText: 'PostgreSQL with `DATABASE_URL`, else memory',
+    secret: true,
     parse: (raw, name) => parseSecretUrl(raw, name, ['redis:', 'rediss:'], 'redis://:password@host:6379'),
   },
   publicUrl: {
@@ -182,6 +203,7 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       'Bearer token a scraper sends to read `/metrics`; without it only the instance owner (session or API key) may',
     fallback: null,
     fallbackText: 'none',
+    secret: true,
     parse: (raw, name) => {
       if (raw.length < 16)
         throw new ConfigError(`${name} must be at least 16 characters, so it cannot be guessed`);
@@ -301,6 +323,33 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
     fallback: '10000',
     parse: (raw, name) => integer(name, raw, 1, 1_000_000),
   },
+  ownerEmail: {
+    name: 'OWNER_EMAIL',
+    description:
+      'Email of the owner account created at start when there is none yet (with `OWNER_PASSWORD`); the owner may also sign in without it',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => {
+      if (!/^[^\s@]+@[^\s@]+$/.test(raw.trim())) throw new ConfigError(`${name} must be an email address`);
+      return raw.trim();
+    },
+  },
+  ownerPassword: {
+    name: 'OWNER_PASSWORD',
+    description:
+      'Password of the owner account created at start when there is none yet, so that no one else can claim the instance first; ignored once an owner exists',
+    fallback: null,
+    fallbackText: 'the web app asks for it',
+    secret: true,
+    parse: (raw, name) => {
+      if (raw.length < MIN_PASSWORD_LENGTH || raw.length > MAX_PASSWORD_LENGTH) {
+        throw new ConfigError(
+          `${name} must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,
+        );
+      }
+      return raw;
+    },
+  },
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -312,10 +361,15 @@ export const configVariableNames: readonly string[] = settingList().map((s) => s
 
 const shownFallback = (s: Setting<unknown>) => s.fallbackText ?? s.fallback ?? '';
 
+/** The description, with the `_FILE` variant named for a secret. */
+const describeSetting = (s: Setting<unknown>) =>
+  s.secret ? `${s.description}; or \`${s.name}_FILE\`: a file holding it` : s.description;
+
 export function configHelp(): string {
   const width = Math.max(...configVariableNames.map((name) => name.length)) + 2;
   const lines = settingList().map(
-    (s) => `  ${s.name.padEnd(width)}${s.description.replaceAll('`', '')} (default: ${shownFallback(s)})`,
+    (s) =>
+      `  ${s.name.padEnd(width)}${describeSetting(s).replaceAll('`', '')} (default: ${shownFallback(s)})`,
   );
   return ['Usage: node dist/main.js [--help]', '', 'Environment variables:', ...lines].join('\n');
 }
@@ -324,7 +378,7 @@ export function configHelp(): string {
 export function configMarkdownTable(): string {
   const rows = settingList().map((s) => {
     const fallback = s.fallbackText ?? `\`${s.fallback}\``;
-    return `| \`${s.name}\` | ${fallback} | ${s.description} |`;
+    return `| \`${s.name}\` | ${fallback} | ${describeSetting(s)} |`;
   });
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
@@ -333,10 +387,15 @@ export function configMarkdownTable(): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Partial<Record<keyof Config, unknown>> = {};
   for (const [key, setting] of Object.entries(settings) as [keyof Config, Setting<unknown>][]) {
-    const given = env[setting.name];
+    const given = setting.secret ? secretValue(env, setting.name) : env[setting.name];
     // A variable without a default is unset when empty too (PUBLIC_URL= in a compose file).
     const raw = setting.fallback === null && given === '' ? null : (given ?? setting.fallback);
     config[key] = raw === null ? null : setting.parse(raw, setting.name);
+  }
+  if (config.ownerEmail !== null && config.ownerPassword === null) {
+    throw new ConfigError(
+      'OWNER_EMAIL needs OWNER_PASSWORD (or OWNER_PASSWORD_FILE) to create the owner with',
+    );
   }
   return checkSingleSignOn(config as Config);
 }
@@ -357,7 +416,7 @@ function checkSingleSignOn(config: Config): Config {
   if (config.oidcClientSecretFile === null) return config;
   let secret: string;
   try {
-    secret = fs.readFileSync(config.oidcClientSecretFile, 'utf8').trim();
+    secret = readFileSync(config.oidcClientSecretFile, 'utf8').trim();
   } catch (err) {
     throw new ConfigError(
       `OIDC_CLIENT_SECRET_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
@@ -387,6 +446,24 @@ function parseScopes(raw: string, name: string): string {
   if (scopes.some((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)))
     throw new ConfigError(`${name} must be scope names separated by spaces, got "${raw}"`);
   return scopes.join(' ');
+}
+
+/**
+ * A secret's value: the variable itself, or the contents of the file `<NAME>_FILE` names (its
+ * one trailing newline removed), never both. A refusal names the file, never the value.
+ */
+function secretValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const file = env[`${name}_FILE`];
+  if (file === undefined || file === '') return env[name];
+  if (env[name] !== undefined && env[name] !== '') {
+    throw new ConfigError(`Set either ${name} or ${name}_FILE, not both`);
+  }
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`${name}_FILE names "${file}", which cannot be read (${reason})`);
+  }
 }
 
 function parseDatabaseUrl(raw: string, name: string): string {

@@ -273,8 +273,9 @@ export const migrateToPostgresCommand: Command = {
     if (!fs.existsSync(path.join(config.dataDir, 'notes.db'))) {
       throw new MigrationError(`There is no SQLite database in ${config.dataDir} to copy`);
     }
-    // SQLite first: it is brought up to the latest migration, then PostgreSQL is this process's engine.
-    const source = await openDatabase(config.dataDir);
+    // SQLite first, at this version's schema (never migrated by a command, decision 0035); then
+    // PostgreSQL is this process's engine, and the empty target gets the schema.
+    const source = await openDatabase(config.dataDir, { schema: 'require-current' });
     const workDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'notes-migrate-'));
     try {
       const target = await openPostgres(config.databaseUrl);

@@ -23,6 +23,13 @@ export async function startSession(db: Db, clock: Clock, userId: number): Promis
   return { token, maxAgeSeconds: SESSION_MAX_AGE_MS / 1000 };
 }
 
+/** The owner account to create: the web app's setup form, or OWNER_EMAIL and OWNER_PASSWORD. */
+interface OwnerInput {
+  password: string;
+  email?: string;
+  displayName?: string;
+}
+
 export function createAuthService({
   db,
   clock,
@@ -38,6 +45,23 @@ export function createAuthService({
   /** What the sign-in screen offers besides passwords: null without single sign-on. */
   singleSignOn: { status(): { displayName: string; available: boolean } } | null;
 }) {
+  /** Creates the owner account once (D-AUTH-1); afterwards 400. */
+  async function createOwner(input: OwnerInput) {
+    if (await users.hasOwner(db)) throw errors.setupCompleted();
+    const passwordHash = await passwords.hash(input.password);
+    return db.transaction().execute(async (trx) => {
+      // Checked again inside the transaction: two racing setups must not both succeed.
+      if (await users.hasOwner(trx)) throw errors.setupCompleted();
+      return users.insertUser(trx, {
+        email: input.email?.trim() ?? '',
+        display_name: input.displayName?.trim() || 'Owner',
+        password_hash: passwordHash,
+        is_owner: 1,
+        created_at: clock.now(),
+      });
+    });
+  }
+
   return {
     async status(actor: Actor | null) {
       const setupRequired = !(await users.hasOwner(db));
@@ -51,23 +75,14 @@ export function createAuthService({
       };
     },
 
-    /** Creates the owner account once (D-AUTH-1); afterwards 400. */
-    async setup(input: { password: string; email?: string; displayName?: string }): Promise<NewSession> {
-      if (await users.hasOwner(db)) throw errors.setupCompleted();
-      const passwordHash = await passwords.hash(input.password);
-      const owner = await db.transaction().execute(async (trx) => {
-        // Checked again inside the transaction: two racing setups must not both succeed.
-        if (await users.hasOwner(trx)) throw errors.setupCompleted();
-        return users.insertUser(trx, {
-          email: input.email?.trim() ?? '',
-          display_name: input.displayName?.trim() || 'Owner',
-          password_hash: passwordHash,
-          is_owner: 1,
-          created_at: clock.now(),
-        });
-      });
+    /** Creates the owner account once (D-AUTH-1) and signs it in; afterwards 400. */
+    async setup(input: OwnerInput): Promise<NewSession> {
+      const owner = await createOwner(input);
       return startSession(db, clock, owner.id);
     },
+
+    /** The owner account alone, without a session: OWNER_PASSWORD at the server's start. */
+    createOwner,
 
     /**
      * Without email: the owner (D-AUTH-3). Unknown user and wrong password look the same, and so
