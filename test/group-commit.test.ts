@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { type OpenSqliteDatabase, openDatabase } from '../src/db/connection.js';
-import { groupedTransaction } from '../src/db/groupCommit.js';
+import type { WriteWork } from '../src/db/groupCommit.js';
+import { transaction } from '../src/db/transaction.js';
 import { tempDataDir, useOwner, useServer } from './helpers/server.js';
 
 /**
@@ -22,10 +23,9 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
   });
   after(() => database?.close());
 
+  const grouped = <T>(work: WriteWork<T>) => transaction(database.db, work, { group: true });
   const insert = (n: number, noteId: string | null = null) =>
-    groupedTransaction(database.db, (trx) =>
-      sql`INSERT INTO grouped (n, note_id) VALUES (${n}, ${noteId})`.execute(trx),
-    );
+    grouped((trx) => sql`INSERT INTO grouped (n, note_id) VALUES (${n}, ${noteId})`.execute(trx));
   const stored = async () =>
     (await sql<{ n: number }>`SELECT n FROM grouped ORDER BY n`.execute(database.db)).rows.map(
       (row) => row.n,
@@ -48,7 +48,7 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
     const failure = new Error('refused after writing');
     const answers = await Promise.allSettled([
       insert(1),
-      groupedTransaction(database.db, async (trx) => {
+      grouped(async (trx) => {
         await sql`INSERT INTO grouped (n) VALUES (2)`.execute(trx);
         throw failure;
       }),
@@ -69,7 +69,7 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
     const answers = await Promise.allSettled([
       insert(1),
       insert(2),
-      groupedTransaction(database.db, () => Promise.reject(new Error('refused'))),
+      grouped(() => Promise.reject(new Error('refused'))),
       insert(4),
       insert(5),
     ]);
@@ -85,7 +85,7 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
     await sql`DELETE FROM grouped`.execute(database.db);
     const answers = await Promise.allSettled([
       insert(1),
-      groupedTransaction(database.db, async (trx) => {
+      grouped(async (trx) => {
         // A deferred foreign key is checked at COMMIT, which then fails.
         await sql`PRAGMA defer_foreign_keys = ON`.execute(trx);
         await sql`INSERT INTO grouped (n, note_id) VALUES (2, ${randomUUID()})`.execute(trx);

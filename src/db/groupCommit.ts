@@ -14,6 +14,7 @@
  * gets a plain transaction per write.
  */
 import type { Transaction } from 'kysely';
+import { committed } from './noteChanges.js';
 import type { Database } from './schema.js';
 import type { Db } from './types.js';
 
@@ -62,15 +63,12 @@ class GroupCommit {
    */
   private async commit(group: Job[]): Promise<void> {
     if (group.length === 0) return;
-    if (group.length === 1) {
-      const [job] = group as [Job];
-      await this.db.transaction().execute(job.work).then(job.resolve, job.reject);
-      return;
-    }
     const values: unknown[] = [];
     let failed = -1;
+    let used: Transaction<Database> | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
+        used = trx;
         for (const [index, job] of group.entries()) {
           failed = index;
           values.push(await job.work(trx));
@@ -78,8 +76,8 @@ class GroupCommit {
         failed = -1;
       });
     } catch (error) {
-      if (failed < 0) {
-        // The COMMIT itself failed: nothing of the group is stored.
+      if (failed < 0 || group.length === 1) {
+        // The COMMIT itself failed (nothing of the group is stored), or a write that ran alone did.
         for (const job of group) job.reject(error);
         return;
       }
@@ -88,6 +86,7 @@ class GroupCommit {
       await this.commit(group.slice(failed + 1));
       return;
     }
+    if (used) committed(this.db, used);
     for (const [index, job] of group.entries()) job.resolve(values[index]);
   }
 }
@@ -100,11 +99,10 @@ export function enableGroupCommit(db: Db): void {
 }
 
 /**
- * Runs `work` in a transaction and answers once it has committed: grouped with the writes that
- * arrive meanwhile on a SQLite connection, alone on any other. `work` must use only `trx`.
- * Services call it through `transaction` (transaction.ts).
+ * The group commit of `db`, where `transaction(…, { group: true })` (transaction.ts) runs its
+ * writes; none on a connection that was not registered (PostgreSQL's pool), which then runs each
+ * write alone.
  */
-export function groupedTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
-  const group = groups.get(db);
-  return group ? group.run(work) : db.transaction().execute(work);
+export function groupCommitOf(db: Db): Pick<GroupCommit, 'run'> | undefined {
+  return groups.get(db);
 }

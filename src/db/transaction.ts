@@ -1,9 +1,13 @@
-import { groupedTransaction, type WriteWork } from './groupCommit.js';
+import type { Transaction } from 'kysely';
+import { groupCommitOf, type WriteWork } from './groupCommit.js';
+import { committed } from './noteChanges.js';
+import type { Database } from './schema.js';
 import type { Db } from './types.js';
 
 /**
  * The one way a service runs a write transaction: `work` runs in a transaction (using only its
- * `trx`) and the promise settles once it has committed.
+ * `trx`), the promise settles once it has committed, and what it changed goes to the live hints
+ * after that COMMIT (noteChanges.ts, decision 0033).
  *
  * `group: true` lets it share a COMMIT with the writes that arrive meanwhile on SQLite
  * (groupCommit.ts, decision 0025): for frequent small writes whose COMMIT, with its FTS5 flush,
@@ -13,5 +17,16 @@ import type { Db } from './types.js';
  * On PostgreSQL every write has its own transaction either way.
  */
 export function transaction<T>(db: Db, work: WriteWork<T>, { group }: { group: boolean }): Promise<T> {
-  return group ? groupedTransaction(db, work) : db.transaction().execute(work);
+  const commits = group ? groupCommitOf(db) : undefined;
+  return commits ? commits.run(work) : alone(db, work);
+}
+
+async function alone<T>(db: Db, work: WriteWork<T>): Promise<T> {
+  let used: Transaction<Database> | undefined;
+  const value = await db.transaction().execute((trx) => {
+    used = trx;
+    return work(trx);
+  });
+  if (used) committed(db, used);
+  return value;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { asAppError } from '../../../db/outage.js';
 import { NOTE_COLORS } from '../../../shared/colors.js';
 import type { NotesService } from '../../notes/service.js';
+import type { RemindersService } from '../../reminders/service.js';
 import type { RevisionsService } from '../../revisions/service.js';
 import type { SearchService } from '../../search/service.js';
 import type { TagsService } from '../../tags/service.js';
@@ -16,6 +17,7 @@ export interface McpDeps {
   revisions: RevisionsService;
   search: SearchService;
   tags: TagsService;
+  reminders: RemindersService;
   /** Errors that are not AppErrors are logged here and reported to the model without details. */
   logError: (err: unknown) => void;
 }

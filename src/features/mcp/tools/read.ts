@@ -5,16 +5,18 @@ import type { Actor } from '../../../actor.js';
 import { AppError } from '../../../errors.js';
 import { NOTE_FILTERS } from '../../../shared/api/notes.js';
 import { MAX_SEARCH_QUERY_LENGTH } from '../../search/schemas.js';
-import { markdown, NoteOut, NoteSummary, RevisionOut, summary, TagOut } from '../presenters.js';
+import { markdown, NoteOut, NoteSummary, ReminderOut, RevisionOut, summary, TagOut } from '../presenters.js';
 import { color, type McpDeps, noteId, toolRunner } from './common.js';
 
 const RESOURCE_NOT_FOUND = -32002; // MCP specification, resources/read
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
+const ListedReminderOut = ReminderOut.extend({ noteId: z.string(), title: z.string() });
+
 /** The tools and the resource that only read: every key gets them, a read-only one too (D-KEY-3). */
 export function register(server: McpServer, actor: Actor, deps: McpDeps): void {
-  const { notes, revisions, search, tags } = deps;
+  const { notes, revisions, search, tags, reminders } = deps;
   const run = toolRunner(deps);
 
   server.registerTool(
@@ -148,5 +150,17 @@ export function register(server: McpServer, actor: Actor, deps: McpDeps): void {
         throw err;
       }
     },
+  );
+
+  server.registerTool(
+    'list_reminders',
+    {
+      title: 'List reminders',
+      description: 'Your reminders, the next to ring first, with the title of each note.',
+      inputSchema: {},
+      outputSchema: { reminders: z.array(ListedReminderOut) },
+      annotations: READ,
+    },
+    () => run(async () => ({ reminders: await reminders.list(actor) })),
   );
 }

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Actor } from '../../../actor.js';
 import { errors } from '../../../errors.js';
 import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH } from '../../../shared/api/limits.js';
-import { ChecklistItemOut, NoteOut } from '../presenters.js';
+import { isTimeZone, REPEATS } from '../../reminders/recurrence.js';
+import { ChecklistItemOut, NoteOut, ReminderOut } from '../presenters.js';
 import { color, type McpDeps, noteId, toolRunner } from './common.js';
 
 const title = z.string().max(MAX_TITLE_LENGTH).describe('Plain-text title; may be empty');
@@ -22,8 +23,51 @@ const write = (hints: { destructiveHint: boolean; idempotentHint: boolean }) => 
 
 /** The tools that change notes: only for an actor that may write (D-KEY-3). */
 export function register(server: McpServer, actor: Actor, deps: McpDeps): void {
-  const { notes } = deps;
+  const { notes, reminders } = deps;
   const run = toolRunner(deps);
+
+  server.registerTool(
+    'set_reminder',
+    {
+      title: 'Set a reminder on a note',
+      description:
+        'Makes the note ring on your devices at a time ("remind me to call mum tomorrow at 6": create or ' +
+        'find the note, then set its reminder). Replaces your earlier reminder on that note. Only you see it.',
+      inputSchema: {
+        noteId,
+        at: z
+          .string()
+          .datetime({ offset: true })
+          .describe('When it rings, ISO 8601 with an offset, e.g. 2026-05-01T18:00:00+02:00'),
+        repeat: z.enum(REPEATS).default('none').describe('Ring again every day, week, month or year'),
+        timeZone: z
+          .string()
+          .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin')
+          .default('UTC')
+          .describe("The user's IANA time zone; repeats keep the local time there"),
+      },
+      outputSchema: { noteId: z.string(), reminder: ReminderOut.nullable() },
+      annotations: write({ destructiveHint: false, idempotentHint: true }),
+    },
+    ({ noteId: id, at, repeat, timeZone }) =>
+      run(async () => ({ noteId: id, reminder: await reminders.set(actor, id, { at, repeat, timeZone }) })),
+  );
+
+  server.registerTool(
+    'clear_reminder',
+    {
+      title: 'Clear a reminder',
+      description: 'Removes your reminder from the note; it will not ring.',
+      inputSchema: { noteId },
+      outputSchema: { noteId: z.string(), cleared: z.literal(true) },
+      annotations: write({ destructiveHint: true, idempotentHint: true }),
+    },
+    ({ noteId: id }) =>
+      run(async () => {
+        await reminders.clear(actor, id);
+        return { noteId: id, cleared: true };
+      }),
+  );
 
   server.registerTool(
     'create_note',
