@@ -36,7 +36,8 @@ export async function startServices(options: { clock?: Clock; env?: Record<strin
   const dataDir = tempDataDir();
   const database = onPostgres ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {};
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...database, ...options.env });
-  const opened = await openDataDir(config);
+  // A fresh database, migrated as the server's start does (commands require it current, decision 0035).
+  const opened = await openDataDir(config, { schema: 'migrate' });
   const services = buildServices({
     db: opened.database.db,
     pingDatabase: opened.database.ping,
