@@ -10,6 +10,7 @@ import * as storageUsage from './0008_storage_usage.js';
 import * as noteRevisions from './0009_note_revisions.js';
 import * as attachmentObjects from './0010_attachment_objects.js';
 import * as attachmentDimensions from './0011_attachment_dimensions.js';
+import * as revisionAgeIndex from './0012_revision_age_index.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0009_note_revisions': noteRevisions,
   '0010_attachment_objects': attachmentObjects,
   '0011_attachment_dimensions': attachmentDimensions,
+  '0012_revision_age_index': revisionAgeIndex,
 };
 
 /**
