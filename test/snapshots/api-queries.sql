@@ -175,7 +175,8 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 insert into "api_keys" ("id", "user_id", "name", "key_hash", "key_prefix", "scopes", "created_at", "last_used_at") values (?, ?, ?, ?, ?, ?, ?, ?);
 
 -- GET /api/notes (with an API key)
-select "k"."id", "k"."scopes", "k"."last_used_at", "u"."id" as "user_id", "u"."is_owner" from "api_keys" as "k" inner join "users" as "u" on "u"."id" = "k"."user_id" where "k"."key_hash" = ?;
+SELECT k.id, k.scopes, k.last_used_at, u.id AS user_id, u.is_owner FROM api_keys k
+   JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?;
 update "api_keys" set "last_used_at" = ? where "id" = ?;
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
