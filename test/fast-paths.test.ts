@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
+import { writeTransaction } from '../src/db/groupCommit.js';
+import type { Db } from '../src/db/types.js';
 import { findKeyUser, findKeyUserWithKysely, keyUserStatement } from '../src/features/apiKeys/store.js';
 import {
   findSessionUser,
@@ -140,5 +142,26 @@ describe('SQLite fast paths', sqliteOnly, () => {
       assert.equal(sessionUserStatement.get(db, hash, 0), undefined);
     });
     assert.ok(sessionUserStatement.get(db, hash, 0));
+  });
+
+  it("is taken in a write transaction (group commit) for the transaction's own reads, which see its writes", async () => {
+    const { db } = server.app;
+    const note = (await owner.post('/api/notes', { title: 'before' })).body;
+    const ownerId = (await owner.get('/api/auth/status')).body.user.id;
+    const hash = sha256Hex(owner.cookies.get('session')!);
+    let kept: Db | undefined;
+    await writeTransaction(db, async (trx) => {
+      kept = trx;
+      await trx.updateTable('notes').set({ title: 'inside' }).where('id', '=', note.id).execute();
+      const fast = findNoteWithRoleFast(trx, note.id, ownerId);
+      assert.ok(fast, 'the write transaction has the fast path');
+      assert.equal(fast.found?.note.title, 'inside');
+      assert.deepEqual(fast.found, await findNoteWithRoleWithKysely(trx, note.id, ownerId));
+      // Beside the transaction, still none.
+      assert.equal(sessionUserStatement.get(db, hash, 0), undefined);
+      throw new Error('roll back');
+    }).catch((error: Error) => assert.equal(error.message, 'roll back'));
+    assert.equal(findNoteWithRoleFast(kept!, note.id, ownerId), undefined, 'none once it has ended');
+    assert.equal(findNoteWithRoleFast(db, note.id, ownerId)?.found?.note.title, 'before');
   });
 });
