@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { archiveForm, image, zipOf } from './helpers/archives.js';
 import { setupOwner } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { startServer, type TestServer, tempDataDir } from './helpers/server.js';
@@ -53,6 +54,52 @@ describe('Files under DATA_DIR are readable by the server’s user only', () => 
     const files = ['notes.db', 'notes.db-wal', 'notes.db-shm'].map((name) => path.join(dataDir, name));
     for (const file of [...files, ...stored]) {
       assert.equal(modeOf(file).toString(8), '600', path.relative(dataDir, file));
+    }
+  });
+});
+
+describe('Whichever request creates them first, what the server makes under DATA_DIR is private', () => {
+  let umask: number;
+  before(() => {
+    umask = process.umask(0o022);
+  });
+  after(() => process.umask(umask));
+
+  /** Every directory and file under `root` that is not private, with its mode. */
+  function notPrivate(root: string): string[] {
+    const found: string[] = [];
+    for (const entry of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
+      const full = path.join(entry.parentPath, entry.name);
+      const expected = entry.isDirectory() ? '700' : '600';
+      const mode = modeOf(full).toString(8);
+      if (mode !== expected) found.push(`${path.relative(root, full)} ${mode}`);
+    }
+    return found;
+  }
+
+  it('an import first (uploads/), then a health check (the attachment store)', async () => {
+    const parent = tempDataDir();
+    const dataDir = path.join(parent, 'data');
+    const server = await startServer({
+      dataDir,
+      env: { ATTACHMENTS_DIR: path.join(dataDir, 'attachments') },
+    });
+    try {
+      const owner = await setupOwner(server);
+      const archive = await zipOf({
+        'a.md': '---\nattachments: [photo.png]\n---\nhello',
+        'photo.png': await image(3),
+      });
+      const imported = await owner.request('POST', '/api/import', { body: archiveForm(archive) });
+      assert.equal(imported.status, 200, imported.text);
+      assert.equal(imported.body.attachments, 1);
+      assert.equal((await owner.get('/api/health')).status, 200);
+      assert.ok(fs.existsSync(path.join(dataDir, 'uploads')));
+      assert.deepEqual(notPrivate(dataDir), []);
+      assert.equal(modeOf(dataDir).toString(8), '700');
+    } finally {
+      await server.close();
+      fs.rmSync(parent, { recursive: true, force: true });
     }
   });
 });

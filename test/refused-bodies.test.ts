@@ -263,7 +263,7 @@ describe('a refused body still gets its answer (lingering close)', () => {
   after(() => server.close());
 
   /** The import route's body: over its limit, whatever that is. */
-  const importBody = () => formBody('import', '/api/import', MAX_IMPORT_BYTES + EXCESS, 'payload_too_large');
+  const importBody = () => formBody('import', '/api/import', MAX_IMPORT_BYTES + EXCESS, 'archive_too_large');
 
   it('answers 413 to a client that writes its whole body before reading, then closes at once', async () => {
     for (const body of [...routes, importBody()]) {

@@ -196,7 +196,7 @@ describe('note revisions (D-SYNC-9)', () => {
 });
 
 describe('revision pruning', sqliteOnly, () => {
-  it('visits only the revisions older than the retention window (index by age, migration 0012)', async () => {
+  it('visits only the revisions older than the retention window (index by age, migration 0013)', async () => {
     const prunes: string[] = [];
     const server = await startServer({
       onQuery: (sql) => {
@@ -233,8 +233,8 @@ describe('migration 0009_note_revisions', sqliteOnly, () => {
     await owner.patch(`/api/notes/${note.id}`, { content: 'current text' });
     await first.close({ keepData: true });
     // Back to the database as it was before this migration (and the later ones: 0010 does
-    // nothing on SQLite, 0011 added the attachments' width and height, 0012 an index that goes
-    // with the table).
+    // nothing on SQLite, 0011 added the attachments' width and height, 0012 finds no id to
+    // renew, 0013 adds an index that goes with the table).
     const sqlite = new SQLite(path.join(first.dataDir, 'notes.db'));
     sqlite.exec(`DROP TABLE note_revisions;
       ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height;

@@ -140,6 +140,7 @@ describe('export and import of our own zip', () => {
       alreadyThere: 0,
       attachments: 2,
       unreadable: [],
+      unreadableCount: 0,
     });
     const imported = await allNotes(bob);
     assert.deepEqual(imported.map(portable), sourceNotes.map(portable));

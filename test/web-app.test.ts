@@ -235,8 +235,11 @@ describe('the Keep experience', { skip }, () => {
     }
     await page.getByRole('link', { name: 'Trash' }).click();
     await card('Old').getByRole('button', { name: 'Delete forever' }).click();
+    const confirm = (name: string) => page.getByRole('alertdialog', { name });
+    await confirm('Delete note forever?').getByRole('button', { name: 'Delete forever' }).click();
     await eventually(async () => assert.equal(await card('Old').count(), 0));
     await page.getByRole('button', { name: 'Empty trash' }).click();
+    await confirm('Empty trash?').getByRole('button', { name: 'Empty trash' }).click();
     await eventually(async () => assert.equal(await page.getByRole('article').count(), 0));
     await eventually(async () => {
       const titles = (await serverNotes()).map((note) => note.title);

@@ -182,6 +182,10 @@ describe('images', { skip }, () => {
     assert.deepEqual(await seriousViolations(page), []);
     await viewer.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('dialog', { name: 'Note' }).getByRole('button', { name: 'Delete image' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete image?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     await eventually(async () => assert.deepEqual(await attachmentsOf(owner, 'Beach day'), []));
     await eventually(async () =>
       assert.equal(await page.getByRole('dialog', { name: 'Note' }).getByRole('img').count(), 0),
@@ -323,7 +327,12 @@ describe('images', { skip }, () => {
       page.evaluate(async () => (await indexedDB.databases()).map((database) => database.name ?? ''));
     assert.ok((await databases()).some((name) => name.startsWith('keepsake-media-u')));
     await eventually(async () => assert.equal(await page.getByRole('status').textContent(), 'All saved'));
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Sign out?' })
+      .getByRole('button', { name: 'Sign out' })
+      .click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     assert.deepEqual(
       (await databases()).filter((name) => name.startsWith('keepsake-')),

@@ -16,7 +16,7 @@ import {
   setItemText,
   toChecklist,
 } from '../web/src/model/checklist.js';
-import { conflictMark, conflictOriginal, resolveConflict } from '../web/src/model/conflicts.js';
+import { conflictMark, conflictOriginal, displayTitle, resolveConflict } from '../web/src/model/conflicts.js';
 import { addLabel, allLabels, isTagsOnlyLine, labelName } from '../web/src/model/labels.js';
 import { columnCount, masonryColumns } from '../web/src/model/masonry.js';
 import {
@@ -172,6 +172,14 @@ describe('search', () => {
     assert.deepEqual(find('porto milk'), []);
   });
 
+  it('folds ß/ss, æ/ae, œ/oe, ø/o like accents (issue 30 item 15), both ways', () => {
+    const street = note({ title: 'Große Straße', content: 'Æble, Œuvre, Øresund' });
+    const found = (query: string) => noteMatcher(query, {})(street);
+    for (const query of ['grosse strasse', 'GROẞE', 'straße', 'aeble', 'oeuvre', 'oresund', 'ØRESUND'])
+      assert.ok(found(query), query);
+    assert.ok(!found('strase'));
+  });
+
   it('filters by lists, color and label', () => {
     assert.deepEqual(find('', { lists: true }), ['Groceries']);
     assert.deepEqual(find('', { color: 'coral' }), ['Trip']);
@@ -180,7 +188,20 @@ describe('search', () => {
   });
 
   it('as you type, finds what a search over every note finds, typed forward, back or anew', () => {
-    const word = fc.constantFrom('trip', 'Lisbon', 'crème', 'porto', 'PO', 'é', 'list', '#travel', ' ');
+    const word = fc.constantFrom(
+      'trip',
+      'Lisbon',
+      'crème',
+      'porto',
+      'PO',
+      'é',
+      'list',
+      '#travel',
+      ' ',
+      'ß',
+      'ss',
+      'æ',
+    );
     fc.assert(
       fc.property(
         fc.array(
@@ -259,6 +280,33 @@ describe('search', () => {
     for (const finish of later.slice(1)) finish();
     assert.equal(wholeAnswers, 1, 'an older search finished late says nothing');
     assert.deepEqual(search(notes, 'trip 9', {}), [notes[9]]);
+  });
+});
+
+describe('small things on screen (issue 30)', () => {
+  it("a conflict copy's title shows its time in the locale, not the API's ISO time", () => {
+    const shown = displayTitle('Shopping (conflict 2026-11-26T13:49:07.000Z)');
+    assert.match(shown, /^Shopping \(conflict .*2026.*\)$/);
+    assert.doesNotMatch(shown, /T13:49|07\.000Z/);
+    assert.equal(displayTitle('Shopping'), 'Shopping');
+  });
+
+  it('the status says "Can\'t reach the server" when the network is up but the server is not', async () => {
+    const { syncText } = await import('../web/src/model/syncText.js');
+    const offlineStatus = { phase: 'offline' as const, waiting: 2, lastSyncedAt: null };
+    const original = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    try {
+      for (const [onLine, text] of [
+        [true, "Can't reach the server, 2 changes waiting"],
+        [false, 'Offline, 2 changes waiting'],
+      ] as const) {
+        Object.defineProperty(globalThis, 'navigator', { value: { onLine }, configurable: true });
+        assert.equal(syncText(offlineStatus), text);
+      }
+    } finally {
+      if (original) Object.defineProperty(globalThis, 'navigator', original);
+      else delete (globalThis as { navigator?: unknown }).navigator;
+    }
   });
 });
 

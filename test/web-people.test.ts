@@ -277,8 +277,9 @@ describe('people and sharing', { skip }, () => {
     await adaPage.getByRole('textbox', { name: 'Take a note…' }).click();
     await adaPage.getByRole('textbox', { name: 'Take a note…' }).fill('Only on this device');
     await adaPage.getByRole('button', { name: 'Close' }).click();
-    await adaPage.getByRole('button', { name: 'Sign out' }).click();
-    const dialog = adaPage.getByRole('dialog', { name: 'Sign out?' });
+    await adaPage.getByRole('button', { name: 'Account' }).click();
+    await adaPage.getByRole('menuitem', { name: 'Sign out' }).click();
+    const dialog = adaPage.getByRole('alertdialog', { name: 'Sign out?' });
     const [download] = await Promise.all([
       adaPage.waitForEvent('download'),
       dialog.getByRole('button', { name: "Export this device's notes" }).click(),
@@ -295,7 +296,7 @@ describe('people and sharing', { skip }, () => {
     const imported = await other.request('POST', '/api/import', { body: form });
     assert.equal(imported.status, 200, imported.text);
     assert.ok((await allNotes(other)).some((note) => note.content === 'Only on this device'));
-    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
 });
 
@@ -337,7 +338,7 @@ describe('moving in and out', { skip }, () => {
     const summary = page.locator('.import-summary');
     await summary.waitFor({ timeout: 120_000 });
     const text = await summary.textContent();
-    assert.match(text ?? '', new RegExp(`Imported ${fixture.expected.length} notes with 1 images`));
+    assert.match(text ?? '', new RegExp(`Imported ${fixture.expected.length} notes with 1 image;`));
     assert.match(text ?? '', new RegExp(`Skipped \\(${fixture.skipped}\\)`));
     assert.match(text ?? '', /9f8e7d\.3gp/);
     assert.match(text ?? '', /Broken\.json/);

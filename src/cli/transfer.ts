@@ -19,9 +19,11 @@ export function describeImport(summary: ImportSummary): string {
   const lines = [
     `Imported ${summary.imported} notes with ${summary.attachments} attachments (${summary.format}); ${summary.alreadyThere} were already there.`,
   ];
-  if (summary.unreadable.length > 0) {
-    lines.push(`Skipped as unreadable (${summary.unreadable.length}):`);
+  if (summary.unreadableCount > 0) {
+    lines.push(`Skipped as unreadable (${summary.unreadableCount}):`);
     for (const { source, reason } of summary.unreadable) lines.push(`  ${source}: ${reason}`);
+    const unlisted = summary.unreadableCount - summary.unreadable.length;
+    if (unlisted > 0) lines.push(`  … and ${unlisted} more`);
   }
   return lines.join('\n');
 }

@@ -4,7 +4,9 @@
  * import) writes it.
  */
 import type { Db } from '../db/types.js';
+import { errors } from '../errors.js';
 import { extractHashtags } from '../shared/hashtags.js';
+import { isNoteId } from '../shared/noteIds.js';
 import { type AttachmentRow, attachmentsOfNotes } from './attachments.js';
 import type { AuthorizedNote } from './noteAccess.js';
 import {
@@ -76,6 +78,8 @@ export async function insertNote(
     createdAt?: number;
   },
 ): Promise<NoteRow> {
+  // The last word on ids, whichever path a note comes by (src/shared/noteIds.ts).
+  if (!isNoteId(input.id)) throw errors.invalidField('/id', 'must be a UUID (36 characters, hex and dashes)');
   const values = { ...NOTE_DEFAULTS, ...input.values };
   const clock = Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, stampOf(input.stampedAt, f)]));
   const row = await store.insertNote(db, {

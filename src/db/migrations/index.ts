@@ -10,7 +10,8 @@ import * as storageUsage from './0008_storage_usage.js';
 import * as noteRevisions from './0009_note_revisions.js';
 import * as attachmentObjects from './0010_attachment_objects.js';
 import * as attachmentDimensions from './0011_attachment_dimensions.js';
-import * as revisionAgeIndex from './0012_revision_age_index.js';
+import * as noteIds from './0012_note_ids.js';
+import * as revisionAgeIndex from './0013_revision_age_index.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -28,7 +29,8 @@ export const migrations: Record<string, Migration> = {
   '0009_note_revisions': noteRevisions,
   '0010_attachment_objects': attachmentObjects,
   '0011_attachment_dimensions': attachmentDimensions,
-  '0012_revision_age_index': revisionAgeIndex,
+  '0012_note_ids': noteIds,
+  '0013_revision_age_index': revisionAgeIndex,
 };
 
 /**

@@ -144,7 +144,7 @@ export class DirectoryStorage implements AttachmentStorage {
   }
 
   async check(): Promise<void> {
-    await fs.mkdir(this.root, { recursive: true });
+    await fs.mkdir(this.root, { recursive: true, mode: PRIVATE_DIR_MODE });
     await fs.access(this.root, constants.R_OK | constants.W_OK);
   }
 

@@ -96,8 +96,8 @@ async function takeSnapshot(live: SQLite.Database, dataDir: string, work: string
   const attachments = path.join(dataDir, ATTACHMENTS_DIR);
   for (let attempt = 1; ; attempt++) {
     const folder = path.join(work, `attempt-${attempt}`);
-    await fs.mkdir(path.join(folder, 'files'), { recursive: true });
-    await fs.mkdir(path.join(folder, 'thumbnails'), { recursive: true });
+    await fs.mkdir(path.join(folder, 'files'), { recursive: true, mode: PRIVATE_DIR_MODE });
+    await fs.mkdir(path.join(folder, 'thumbnails'), { recursive: true, mode: PRIVATE_DIR_MODE });
     const files = new Map<string, string>();
     for (const key of await storedKeys(attachments)) {
       if (await linkOrCopy(path.join(attachments, key), path.join(folder, key)))

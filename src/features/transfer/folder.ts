@@ -25,6 +25,7 @@ export async function openFolder(root: string): Promise<SourceFiles> {
     names: [...sizes.keys()].sort(),
     size: (name) => sizes.get(name) ?? 0,
     read: (name) => fs.readFile(pathOf(name)),
+    stream: async (name) => createReadStream(pathOf(name)),
     extract: (name, target) => writeHashed(createReadStream(pathOf(name)), target),
     close: () => {},
   };

@@ -23,10 +23,13 @@ const LIMITS = {
 };
 const tooLarge = () => errors.archiveTooLarge(MAX_IMPORT_BYTES);
 
-/** Reads the multipart `file` part of POST /api/import into `directory`; other parts are skipped. */
+/**
+ * Reads the multipart `file` part of POST /api/import into `directory`; other parts are skipped.
+ * (A declared Content-Length beyond the route's bodyLimit never gets here: src/http/requestBody.ts
+ * refuses it first; a chunked body stops at busboy's fileSize.)
+ */
 function receiveArchive(request: FastifyRequest): ReceiveArchive {
   return async (directory) => {
-    if (Number(request.headers['content-length']) > MAX_IMPORT_BYTES + FORM_OVERHEAD_BYTES) throw tooLarge();
     let received: string | undefined;
     try {
       for await (const part of request.parts({ limits: LIMITS })) {
@@ -87,6 +90,9 @@ export const transferRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ImportBody,
         response: { 200: ImportSummary, ...errorResponses(400, 401, 403, 413, 415) },
       },
+      // The whole form, not the 2 MiB of a JSON body (app.ts): larger is 413 archive_too_large.
+      bodyLimit: MAX_IMPORT_BYTES + FORM_OVERHEAD_BYTES,
+      config: { bodyTooLarge: tooLarge },
     },
     async (request) => transfer.importArchive(actorOf(request), receiveArchive(request)),
   );

@@ -8,8 +8,9 @@ export const ImportSummary = Type.Object({
   alreadyThere: Type.Integer({ description: 'Notes an earlier import of the same archive made' }),
   attachments: Type.Integer({ description: 'Attachments stored with the imported notes' }),
   unreadable: Type.Array(Type.Object({ source: Type.String(), reason: Type.String() }), {
-    description: 'Notes and attachments left out: the file in the archive and why',
+    description: 'Notes and attachments left out: the file in the archive and why (the first 100 of them)',
   }),
+  unreadableCount: Type.Integer({ description: 'How many were left out in all, listed or not' }),
 });
 
 /** The upload form, for the OpenAPI document (see attachments/schemas.ts UploadBody for why no `type`). */

@@ -7,9 +7,11 @@ import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Db } from '../../db/types.js';
 import { AppError } from '../../errors.js';
+import { PRIVATE_DIR_MODE } from '../../fileModes.js';
 import { noteViewBatches } from '../../model/noteAnswers.js';
 import type { ListedNote } from '../../model/notes.js';
 import type { Note } from '../../shared/api/notes.js';
+import { isNoteId } from '../../shared/noteIds.js';
 import { MAX_FILE_BYTES } from '../attachments/images.js';
 import type { AttachmentsService } from '../attachments/service.js';
 import type { NotesService } from '../notes/service.js';
@@ -42,12 +44,22 @@ export interface ImportSummary {
   alreadyThere: number;
   /** Attachments stored with the imported notes. */
   attachments: number;
-  /** Notes and attachments left out, with why. */
+  /** Notes and attachments left out, with why: the first MAX_UNREADABLE_LISTED of them. */
   unreadable: Unreadable[];
+  /** How many were left out in all, listed or not. */
+  unreadableCount: number;
 }
 
 /** Largest archive POST /api/import takes (docs/api.md). */
 export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * At most this many notes are read from one import: elements of notes.json, Keep notes or
+ * Markdown files, readable or not (docs/backup.md). What comes after is not read, and said so.
+ */
+export const MAX_IMPORT_NOTES = 50_000;
+/** The summary lists this many of what it left out, and counts the rest (docs/backup.md). */
+export const MAX_UNREADABLE_LISTED = 100;
 
 /** Zip bomb limits of an import, from the API or the command (docs/api.md). */
 export const IMPORT_LIMITS: ZipLimits = {
@@ -77,16 +89,19 @@ export function createTransferService(deps: TransferDeps) {
    * The id an item gets, or null when the note is already there. An id the source gives (our
    * export) is kept when it is free, so export then import into a new server keeps ids; when it
    * belongs to another user's note (the export came from this server), the importing user gets
-   * a name-based id of it instead. Notes from Keep or Markdown get a name-based uuid of the
-   * user and the source file, so importing the same archive again finds them.
+   * a name-based id of it instead, as does a given id that is not a UUID (`../x`, ``, a
+   * 200,000-character one: src/shared/noteIds.ts). Notes from Keep or Markdown without an id get
+   * a name-based uuid of the user and the source file, so importing the same archive again
+   * finds them.
    */
   async function noteIdFor(userId: number, item: ImportItem): Promise<string | null> {
-    if (item.givenId) {
-      const owner = await store.ownerOfNote(db, item.givenId);
-      if (owner === undefined) return item.givenId;
+    const given = item.givenId?.toLowerCase();
+    if (isNoteId(given)) {
+      const owner = await store.ownerOfNote(db, given);
+      if (owner === undefined) return given;
       if (owner === userId) return null;
     }
-    const name = item.givenId ? `${userId}/id/${item.givenId}` : `${userId}/source/${item.source}`;
+    const name = given !== undefined ? `${userId}/id/${given}` : `${userId}/source/${item.source}`;
     const derived = nameBasedUuid(name, IMPORT_NAMESPACE);
     return (await store.ownerOfNote(db, derived)) === undefined ? derived : null;
   }
@@ -117,7 +132,7 @@ export function createTransferService(deps: TransferDeps) {
   async function importItem(actor: Actor, files: SourceFiles, item: ImportItem, summary: ImportSummary) {
     const problem = problemWith(item.values);
     if (problem) {
-      summary.unreadable.push({ source: item.source, reason: problem });
+      leftOut(summary, { source: item.source, reason: problem });
       return;
     }
     const id = await noteIdFor(actor.userId, item);
@@ -142,7 +157,7 @@ export function createTransferService(deps: TransferDeps) {
     summary.imported++;
     for (const attachment of item.attachments) {
       const refused = await importAttachment(actor, id, files, attachment);
-      if (refused) summary.unreadable.push(refused);
+      if (refused) leftOut(summary, refused);
       else summary.attachments++;
     }
   }
@@ -155,9 +170,24 @@ export function createTransferService(deps: TransferDeps) {
   async function importFrom(actor: Actor, files: SourceFiles): Promise<ImportSummary> {
     requireWriteScope(actor);
     const format = detectFormat(files);
-    const summary: ImportSummary = { format, imported: 0, alreadyThere: 0, attachments: 0, unreadable: [] };
+    const summary: ImportSummary = {
+      format,
+      imported: 0,
+      alreadyThere: 0,
+      attachments: 0,
+      unreadable: [],
+      unreadableCount: 0,
+    };
+    let read = 0;
     for await (const item of readItems(files, format)) {
-      if ('reason' in item) summary.unreadable.push(item);
+      if (++read > MAX_IMPORT_NOTES) {
+        leftOut(summary, {
+          source: item.source,
+          reason: `the import stops at ${MAX_IMPORT_NOTES} notes: this and the rest were not read`,
+        });
+        break;
+      }
+      if ('reason' in item) leftOut(summary, item);
       else await importItem(actor, files, item, summary);
     }
     return summary;
@@ -172,7 +202,7 @@ export function createTransferService(deps: TransferDeps) {
      */
     async importArchive(actor: Actor, receive: ReceiveArchive): Promise<ImportSummary> {
       requireWriteScope(actor);
-      await fs.mkdir(deps.uploadDir, { recursive: true });
+      await fs.mkdir(deps.uploadDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const workDir = await fs.mkdtemp(path.join(deps.uploadDir, 'import-'));
       try {
         const files = await openZip(await receive(workDir), IMPORT_LIMITS);
@@ -223,13 +253,12 @@ export function createTransferService(deps: TransferDeps) {
    */
   async function addNoteFiles(zip: yazl.ZipFile, actor: Actor, notes: readonly ListedNote[]): Promise<void> {
     for await (const batch of noteViewBatches(db, actor.userId, notes)) {
-      let reached: Promise<void> = Promise.resolve();
-      for (const note of batch) reached = addNote(zip, actor, note);
-      await reached;
+      // Every note's promise is awaited: one the zip refuses fails this export, never the process.
+      await Promise.all(batch.map((note) => addNote(zip, actor, note)));
     }
   }
 
-  /** Resolves when the zip asks for the note's last entry. */
+  /** Resolves when the zip asks for the note's last entry; rejects when the zip refuses one. */
   function addNote(zip: yazl.ZipFile, actor: Actor, note: Note): Promise<void> {
     const mtime = new Date(note.updatedAt);
     return new Promise((resolve) => {
@@ -255,3 +284,9 @@ export function createTransferService(deps: TransferDeps) {
 }
 
 export type TransferService = ReturnType<typeof createTransferService>;
+
+/** Counts what an import left out, and lists it while the list is short. */
+function leftOut(summary: ImportSummary, unreadable: Unreadable): void {
+  summary.unreadableCount++;
+  if (summary.unreadable.length < MAX_UNREADABLE_LISTED) summary.unreadable.push(unreadable);
+}

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { errors } from '../../errors.js';
@@ -7,14 +8,17 @@ import { NOTE_COLORS, type NoteColor } from '../../shared/colors.js';
 import { extractHashtags, MAX_TAG_LENGTH } from '../../shared/hashtags.js';
 import { findString, hasNul, NUL_MESSAGE } from '../../storableText.js';
 import { checklistItems } from '../notes/contentEdits.js';
-import { EXPORT_FORMAT, type ExportedNote, type ExportFile } from './exportFormat.js';
+import type { ExportedNote } from './exportFormat.js';
 import { splitFrontMatter } from './frontMatter.js';
+import { MAX_ELEMENT_COST, notesJsonElements } from './notesJson.js';
 
 /** The files of an archive or folder being imported (zip.ts's ZipReader, or folder.ts). */
 export interface SourceFiles {
   readonly names: readonly string[];
   size(name: string): number;
   read(name: string): Promise<Buffer>;
+  /** The entry as a stream, for our export's notes.json, as large as the archive. */
+  stream(name: string): Promise<Readable>;
   extract(name: string, target: string): Promise<{ sha256: string; size: number }>;
   close(): void;
 }
@@ -23,7 +27,10 @@ export interface SourceFiles {
 export interface ImportItem {
   /** The file it came from, for the summary and for its derived id. */
   source: string;
-  /** An id the source gives (our export, front matter `id`); otherwise one is derived. */
+  /**
+   * An id the source gives (our export, front matter `id`), as given: kept when it is a free
+   * UUID, otherwise a UUID is derived from it (service.ts); without one, from `source`.
+   */
   givenId?: string;
   values: Partial<NoteFields>;
   /** Original times (Unix ms), when the source has them. */
@@ -61,8 +68,6 @@ export const KEEP_COLORS: Record<string, NoteColor> = {
 
 /** A text file (JSON, Markdown) larger than this is not a note: a note's content is at most 1 MB. */
 const MAX_TEXT_ENTRY_BYTES = 8 * 1024 * 1024;
-/** Our export's notes.json holds every note: as large as the archive allows. */
-const MAX_NOTES_JSON_BYTES = 512 * 1024 * 1024;
 
 const KEEP_NOTE = /(^|\/)Keep\/[^/]+\.json$/;
 const MARKDOWN = /\.(md|markdown)$/i;
@@ -111,38 +116,48 @@ async function readText(files: SourceFiles, name: string, limit = MAX_TEXT_ENTRY
   return (await files.read(name)).toString('utf8');
 }
 
+/**
+ * Our export's notes, streamed from notes.json (notesJson.ts). A file that breaks off part-way
+ * keeps the notes read before the break; the rest is reported as unreadable.
+ */
 async function* exportItems(files: SourceFiles): AsyncGenerator<ImportItem | Unreadable> {
-  let parsed: ExportFile;
+  let read = 0;
   try {
-    parsed = JSON.parse(await readText(files, 'notes.json', MAX_NOTES_JSON_BYTES)) as ExportFile;
-  } catch (err) {
-    throw errors.invalidArchive(`notes.json is not readable: ${(err as Error).message}`);
-  }
-  if (parsed?.format !== EXPORT_FORMAT || !Array.isArray(parsed.notes)) {
-    throw errors.invalidArchive(`notes.json is not a ${EXPORT_FORMAT} file`);
-  }
-  for (const [index, note] of (parsed.notes as unknown[]).entries()) {
-    const source = `notes.json#${index}`;
-    if (typeof note !== 'object' || note === null) {
-      yield { source, reason: 'not a note object' };
-      continue;
+    for await (const element of notesJsonElements(await files.stream('notes.json'))) {
+      read++;
+      const source = `notes.json#${element.index}`;
+      if ('tooLarge' in element) {
+        yield { source, reason: `larger than a note can be (${MAX_ELEMENT_COST} characters)` };
+        continue;
+      }
+      const note = element.value;
+      if (typeof note !== 'object' || note === null || Array.isArray(note)) {
+        yield { source, reason: 'not a note object' };
+        continue;
+      }
+      yield exportItem(source, note as ExportedNote);
     }
-    const { id, title, content, color, pinned, archived, trashed, checklistMode, sortOrder } =
-      note as ExportedNote;
-    yield {
-      source,
-      givenId: typeof id === 'string' ? id.toLowerCase() : undefined,
-      values: { title, content, color, pinned, archived, trashed, checklistMode, sortOrder },
-      createdAt: timeOf((note as ExportedNote).createdAt),
-      editedAt: timeOf((note as ExportedNote).updatedAt),
-      attachments: (Array.isArray((note as ExportedNote).attachments)
-        ? (note as ExportedNote).attachments
-        : []
-      )
-        .filter((a) => typeof a?.path === 'string')
-        .map((a) => ({ source: a.path, filename: String(a.filename ?? '') })),
-    };
+  } catch (err) {
+    if (read === 0) {
+      if ((err as { code?: string }).code === 'invalid_archive') throw err;
+      throw errors.invalidArchive(`notes.json is not readable: ${(err as Error).message}`);
+    }
+    yield { source: `notes.json#${read}`, reason: `not readable from here on: ${(err as Error).message}` };
   }
+}
+
+function exportItem(source: string, note: ExportedNote): ImportItem {
+  const { id, title, content, color, pinned, archived, trashed, checklistMode, sortOrder } = note;
+  return {
+    source,
+    givenId: typeof id === 'string' && id !== '' ? id : undefined,
+    values: { title, content, color, pinned, archived, trashed, checklistMode, sortOrder },
+    createdAt: timeOf(note.createdAt),
+    editedAt: timeOf(note.updatedAt),
+    attachments: (Array.isArray(note.attachments) ? note.attachments : [])
+      .filter((a) => typeof a?.path === 'string')
+      .map((a) => ({ source: a.path, filename: String(a.filename ?? '') })),
+  };
 }
 
 interface KeepNote {
@@ -254,9 +269,6 @@ async function* keepItems(files: SourceFiles): AsyncGenerator<ImportItem | Unrea
   }
 }
 
-const isUuid = (value: unknown): value is string =>
-  typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
-
 const booleanOr = (value: unknown, fallback: boolean) => (typeof value === 'boolean' ? value : fallback);
 
 async function* markdownItems(files: SourceFiles): AsyncGenerator<ImportItem | Unreadable> {
@@ -283,7 +295,7 @@ async function* markdownItems(files: SourceFiles): AsyncGenerator<ImportItem | U
       }));
     yield {
       source,
-      givenId: isUuid(data.id) ? data.id.toLowerCase() : undefined,
+      givenId: typeof data.id === 'string' && data.id !== '' ? data.id : undefined,
       values: {
         title,
         content,

@@ -34,6 +34,8 @@ export interface ZipReader {
   size(name: string): number;
   /** The whole entry in memory: for small text entries only (callers check `size` first). */
   read(name: string): Promise<Buffer>;
+  /** The entry as a stream; it fails when its data is not what its entry declared. */
+  stream(name: string): Promise<Readable>;
   /** Streams the entry into a new file, returning its sha256 (hex) and size. */
   extract(name: string, target: string, mode?: number): Promise<{ sha256: string; size: number }>;
   close(): void;
@@ -98,6 +100,7 @@ export async function openZip(file: string, limits: ZipLimits): Promise<ZipReade
   return {
     names: [...entries.keys()],
     size: (name) => entries.get(name)?.uncompressedSize ?? 0,
+    stream: open,
     async read(name) {
       const chunks: Buffer[] = [];
       try {

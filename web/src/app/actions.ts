@@ -1,6 +1,7 @@
 /** What the buttons and shortcuts do to notes: one engine call each, with Undo where Keep has it. */
 import { sortOrderOnTop, sortOrdersForMove } from '../model/ordering.js';
 import type { LocalNote, NoteFields } from '../sync/index.js';
+import { askFirst } from './confirm.js';
 import { editing, engine, selection, showSnackbar, sortedNotes } from './state.js';
 
 function current() {
@@ -59,20 +60,65 @@ export const moveToTrash = (ids: string[]) =>
 export const restore = (ids: string[]) =>
   updateNotes(ids, { trashed: false }, count(ids, 'Note restored', '{n} notes restored'));
 
-export async function deleteForever(ids: string[]): Promise<void> {
+async function deleteNow(ids: string[]): Promise<void> {
   await current().deleteForever(ids);
   if (editing.value && ids.includes(editing.value)) editing.value = null;
   showSnackbar(count(ids, 'Note deleted forever', '{n} notes deleted forever'));
 }
 
-export async function emptyTrash(): Promise<void> {
+/** Asks first, as Keep does: nothing brings the notes back. */
+export function deleteForever(ids: string[]): void {
+  askFirst({
+    title: count(ids, 'Delete note forever?', 'Delete {n} notes forever?'),
+    confirm: 'Delete forever',
+    action: () => deleteNow(ids),
+  });
+}
+
+export function emptyTrash(): void {
   const ids = sortedNotes.value.filter((note) => note.trashed).map((note) => note.id);
-  if (ids.length > 0) await deleteForever(ids);
+  if (ids.length === 0) return;
+  askFirst({
+    title: 'Empty trash?',
+    text: count(
+      ids,
+      'The note in Trash will be deleted forever.',
+      'All {n} notes in Trash will be deleted forever.',
+    ),
+    confirm: 'Empty trash',
+    action: () => deleteNow(ids),
+  });
 }
 
 /** A new note on top of the others. */
 export function createNote(fields: NoteFields): Promise<LocalNote> {
   return current().create({ ...fields, sortOrder: sortOrderOnTop(current().notes().values()) });
+}
+
+/**
+ * "Make a copy" (issue 30 item 14): a new note on top with the text, colour and list mode, opened
+ * in place of the original. Images stay with the original (attachments are the server's files).
+ */
+export async function makeCopy(note: LocalNote, text: Pick<LocalNote, 'title' | 'content'>): Promise<void> {
+  const copy = await createNote({
+    title: text.title,
+    content: text.content,
+    color: note.color,
+    checklistMode: note.checklistMode,
+  });
+  editing.value = copy.id;
+  showSnackbar(note.attachments.length > 0 ? 'Copy made, without the images' : 'Copy made');
+}
+
+/** "Copy to clipboard": the title, a blank line and the text, as plain text (and Markdown). */
+export async function copyToClipboard(text: Pick<LocalNote, 'title' | 'content'>): Promise<void> {
+  const whole = [text.title.trim(), text.content].filter(Boolean).join('\n\n');
+  try {
+    await navigator.clipboard.writeText(whole);
+    showSnackbar('Copied to clipboard');
+  } catch {
+    showSnackbar('This browser did not allow copying (it needs HTTPS or localhost)');
+  }
 }
 
 export function isEmptyNote(note: Pick<LocalNote, 'title' | 'content'>): boolean {

@@ -1,29 +1,36 @@
 /**
- * Who is signed in on this device, and the sync engine of that person. Start-up never waits for
- * the network: the last user's notes open from IndexedDB first, then /api/auth/status says
- * whether the session still holds (docs/webapp.md). A lost session keeps every local change
- * and asks to sign in again; signing out deletes the local database.
+ * Who is signed in on this device, and the sync engine of that person. Start-up does not wait
+ * long for the network: the last user's notes load from IndexedDB while /api/auth/status says
+ * whether the session still holds, and show when it does or when the server cannot be asked
+ * (offline). A session the server ended hides every note of that user until they sign in again
+ * (docs/webapp.md "Shared computers"); their changes stay on the device meanwhile. Signing in as
+ * someone else removes the previous user's data but the changes the server does not have yet;
+ * signing out deletes the local database.
  */
-import { signal } from '@preact/signals';
-import { deleteLocalData, openSyncEngine } from '../sync/index.js';
+import { effect, signal } from '@preact/signals';
+import { openSyncEngine } from '../sync/index.js';
 import { type AuthStatus, fetchAuthStatus, setupOwner, signIn, signOut, type User } from './api.js';
-import { closeMedia, deleteMedia, openMedia } from './media.js';
+import { forgetOtherAccounts, removeAccountData, unsyncedNotes } from './device.js';
+import { closeMedia, openMedia } from './media.js';
 import { reloadPeople } from './people.js';
-import { attachEngine, engine } from './state.js';
+import { attachEngine, engine, syncStatus } from './state.js';
 
 export type Screen =
   | { kind: 'loading' }
   | { kind: 'unreachable' }
   | { kind: 'setup' }
   | { kind: 'signIn' }
+  /** The server ended the session of `userId`: nothing of theirs shows until they sign in. */
+  | { kind: 'sessionEnded'; userId: string; name: string; waiting: number }
   | { kind: 'notes' };
 export const screen = signal<Screen>({ kind: 'loading' });
-/** The server no longer knows this device's session: the notes stay, the sign-in form shows. */
-export const sessionLost = signal(false);
 
 const USER_KEY = 'keepsake:user';
 const PROFILE_KEY = 'keepsake:profile';
-
+/** The user whose session the server ended: their notes stay hidden, even offline, until sign-in. */
+const ENDED_KEY = 'keepsake:session-ended';
+/** How long start-up waits for the server before showing the notes as offline. */
+const STATUS_WAIT_MS = 3_000;
 function rememberedProfile(): User | null {
   try {
     return JSON.parse(localStorage.getItem(PROFILE_KEY) ?? 'null');
@@ -56,14 +63,16 @@ async function closeEngine(): Promise<void> {
   await current?.close();
 }
 
-async function openNotesOf(userId: string): Promise<void> {
-  if (engine.value?.userId === userId) {
-    screen.value = { kind: 'notes' };
-    return;
-  }
+/** Opens the user's engine (their notes load) without showing anything yet. */
+async function loadNotesOf(userId: string): Promise<void> {
+  if (engine.value?.userId === userId) return;
   await closeEngine();
-  const opened = await openSyncEngine({ userId, baseUrl: '' });
-  detach = attachEngine(opened);
+  detach = attachEngine(await openSyncEngine({ userId, baseUrl: '' }));
+}
+
+async function openNotesOf(userId: string): Promise<void> {
+  await loadNotesOf(userId);
+  const opened = engine.value!;
   // The first cards are painted before the media database opens: the engine reads the rest of
   // the notes (long work on the main thread) right after that paint, and would go first if this
   // waited for the open (decision 0018). Images ask for their files once it is open.
@@ -75,36 +84,99 @@ async function openNotesOf(userId: string): Promise<void> {
 
 export async function boot(): Promise<void> {
   const remembered = rememberedUser();
-  if (remembered) await openNotesOf(remembered);
-  let status: AuthStatus;
-  try {
-    status = await fetchAuthStatus();
-  } catch {
-    // Offline or the server is down: the local notes are on screen already, or nothing can be.
-    if (!remembered) screen.value = { kind: 'unreachable' };
+  const asking = fetchAuthStatus().catch(() => null);
+  if (!remembered) {
+    const status = await asking;
+    // Offline or the server is down, with nothing on the device to show.
+    if (!status) screen.value = { kind: 'unreachable' };
+    else await settle(status, null);
     return;
   }
-  if (status.authenticated && status.user) {
-    rememberProfile(status.user);
-    await openNotesOf(String(status.user.id));
-  } else if (remembered) sessionLost.value = true;
+  if (localStorage.getItem(ENDED_KEY) === remembered) {
+    await endSession(remembered);
+    const status = await asking;
+    if (status?.user) await signedIn(status.user, remembered);
+    return;
+  }
+  const loading = loadNotesOf(remembered);
+  const status = await Promise.race([asking, delay(STATUS_WAIT_MS).then(() => null)]);
+  await loading;
+  if (status) return settle(status, remembered);
+  // Offline or the server is down: the notes show; the server has the last word when it answers.
+  await openNotesOf(remembered);
+  const late = await asking;
+  if (late) await settle(late, remembered);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function settle(status: AuthStatus, remembered: string | null): Promise<void> {
+  if (status.authenticated && status.user) await signedIn(status.user, remembered);
+  else if (remembered) await endSession(remembered);
   else screen.value = { kind: status.setupRequired ? 'setup' : 'signIn' };
 }
+
+/** The server knows `user` on this browser: their notes, and only theirs. */
+async function signedIn(user: User, remembered: string | null): Promise<void> {
+  const userId = String(user.id);
+  if (remembered !== userId) {
+    await closeEngine();
+    await forgetOtherAccounts(userId);
+  }
+  localStorage.removeItem(ENDED_KEY);
+  rememberProfile(user);
+  await openNotesOf(userId);
+}
+
+/**
+ * The server ended the session of `userId` (expiry, sign-out elsewhere, a new password): their
+ * notes leave the screen and memory; their changes stay in the database for their next sign-in.
+ */
+async function endSession(userId: string): Promise<void> {
+  localStorage.setItem(ENDED_KEY, userId);
+  await closeEngine();
+  const profile = currentUser.peek();
+  screen.value = {
+    kind: 'sessionEnded',
+    userId,
+    name: profile && String(profile.id) === userId ? profile.displayName || profile.email || 'Owner' : '',
+    waiting: await unsyncedNotes(userId),
+  };
+}
+
+// The engine finds the session gone while the notes are open: they close at once.
+effect(() => {
+  const current = engine.value;
+  if (current && syncStatus.value.phase === 'signedOut') void endSession(current.userId);
+});
+
+// Another tab signed in, out or lost its session: this one starts over from what it left.
+addEventListener('storage', (event) => {
+  if (event.key === USER_KEY || event.key === ENDED_KEY || event.key === null) location.reload();
+});
 
 /** Setup or sign-in, then this user's notes (another user's never mix in: one database each). */
 export async function authenticate(mode: 'setup' | 'signIn', password: string, email: string): Promise<void> {
   await (mode === 'setup' ? setupOwner : signIn)(password, email);
   const status = await fetchAuthStatus();
   if (!status.user) throw new Error('Signed in, but the session did not hold: are cookies blocked?');
-  sessionLost.value = false;
-  rememberProfile(status.user);
-  await openNotesOf(String(status.user.id));
+  await signedIn(status.user, rememberedUser());
   await engine.value?.syncNow();
+}
+
+/** "Remove this account's data from this device", asked on the session-ended screen. */
+export async function removeEndedAccount(userId: string): Promise<void> {
+  await closeEngine();
+  await removeAccountData(userId);
+  currentUser.value = null;
+  screen.value = { kind: 'signIn' };
 }
 
 /**
  * Sign-out deletes this device's copy: changes still in the outbox go with it, so the Sign out
- * dialog offers the device's own export first (SignOutDialog).
+ * dialog says so and offers the device's own export first (SignOutDialog).
  */
 export async function signOutHere(): Promise<void> {
   const current = engine.value;
@@ -112,10 +184,7 @@ export async function signOutHere(): Promise<void> {
   // Offline, the server's session outlives this; the device's copy goes all the same.
   await signOut().catch(() => undefined);
   await closeEngine();
-  await deleteLocalData(current.userId);
-  await deleteMedia(current.userId);
-  localStorage.removeItem(USER_KEY);
-  rememberProfile(null);
-  sessionLost.value = false;
+  await removeAccountData(current.userId);
+  currentUser.value = null;
   screen.value = { kind: 'signIn' };
 }

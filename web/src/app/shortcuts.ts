@@ -1,11 +1,12 @@
 /**
- * Keep's keyboard shortcuts (issue 13): c, l, /, j/k, Shift+J/K, Enter, e, #, f, x, Esc, ?.
+ * Keep's keyboard shortcuts (issue 13): c, l, /, j/k, Shift+J/K, Enter, e, #, f, x, Esc, ?, and
+ * Ctrl+Z for the snackbar's Undo.
  * Inactive while typing in a field or with a dialog open (Escape closes those itself).
  */
 import { signal } from '@preact/signals';
 import type { LocalNote } from '../sync/index.js';
 import { moveNote, moveToTrash, setArchived, setPinned, toggleSelected } from './actions.js';
-import { editing, focused, selection } from './state.js';
+import { editing, focused, selection, snackbar } from './state.js';
 
 /** Asks the composer to open, for a note or a list (c and l). */
 export const composerRequest = signal<{ list: boolean } | null>(null);
@@ -21,7 +22,7 @@ function isTyping(target: EventTarget | null): boolean {
 function focusCard(id: string | undefined): void {
   if (!id) return;
   focused.value = id;
-  document.querySelector<HTMLElement>(`[data-note-id="${id}"]`)?.focus();
+  document.querySelector<HTMLElement>(`article[data-note-id="${id}"]`)?.focus();
 }
 
 /** The notes the action keys act on: the selection, else the focused card. */
@@ -33,8 +34,17 @@ function targets(shown: LocalNote[]): LocalNote[] {
 /** Installs the shortcuts; `shown()` is the notes of the current view in display order. */
 export function installShortcuts(shown: () => LocalNote[]): () => void {
   const onKey = (event: KeyboardEvent) => {
-    if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
-    if (isTyping(event.target) || document.querySelector('dialog[open]')) return;
+    if (event.defaultPrevented || isTyping(event.target) || document.querySelector('dialog[open]')) return;
+    // Ctrl+Z: the snackbar's Undo, reachable without reaching for it (issue 30 item 11).
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === 'z') {
+      const undo = snackbar.value?.undo;
+      if (!undo) return;
+      event.preventDefault();
+      undo();
+      snackbar.value = null;
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
     const notes = shown();
     const index = notes.findIndex((note) => note.id === focused.value);
     const acted = targets(notes);
@@ -89,5 +99,6 @@ export const SHORTCUTS: [string, string][] = [
   ['f', 'Pin or unpin'],
   ['x', 'Select'],
   ['Esc', 'Close, clear selection'],
+  ['Ctrl+Z', 'Undo (archive, trash, colour…)'],
   ['?', 'This list'],
 ];

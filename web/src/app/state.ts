@@ -2,7 +2,7 @@
  * The UI's state, as signals: what the sync engine holds (re-read on its events), where the
  * person is (route), and what is on screen (search, selection, editor, snackbar).
  */
-import { computed, signal } from '@preact/signals';
+import { batch, computed, effect, signal } from '@preact/signals';
 import { allLabels } from '../model/labels.js';
 import { compareNotes } from '../model/ordering.js';
 import type { SearchFilters } from '../model/search.js';
@@ -14,9 +14,12 @@ const notesRevision = signal(0);
 export const syncStatus = signal<SyncStatus>({ phase: 'idle', waiting: 0, lastSyncedAt: null });
 
 export function attachEngine(next: SyncEngine): () => void {
-  engine.value = next;
-  syncStatus.value = next.status();
-  notesRevision.value++;
+  // At once: the session's watch (session.ts) must not see the new engine with the old status.
+  batch(() => {
+    engine.value = next;
+    syncStatus.value = next.status();
+    notesRevision.value++;
+  });
   return next.subscribe((event) => {
     if (event.notes) notesRevision.value++;
     if (event.status) syncStatus.value = next.status();
@@ -67,22 +70,64 @@ export function pathOf(route: Route): string {
 export const route = signal<Route>(routeFromPath(location.pathname));
 
 export function navigate(next: Route): void {
-  history.pushState(null, '', pathOf(next));
+  if (noteEntry) {
+    // The open note's history entry becomes the new view's: Back then leaves the view.
+    noteEntry = false;
+    history.replaceState(null, '', pathOf(next));
+    editing.value = null;
+  } else history.pushState(null, '', pathOf(next));
   route.value = next;
   selection.value = new Set();
 }
 
+/**
+ * Opening a note is a history entry (issue 30 item 4): Back closes it, as on a phone, and the view
+ * behind it stays. `noteEntry`: the current entry is the open note's.
+ */
+let noteEntry = false;
+/** Our own history.back() (the note closed by its button): its popstate changes nothing. */
+let ownBack = false;
+/** How the open editor closes (saving, discarding an empty note); set by the editor. */
+let editorClose: (() => void) | null = null;
+
+export function setEditorClose(close: (() => void) | null): void {
+  editorClose = close;
+}
+
 addEventListener('popstate', () => {
+  if (ownBack) {
+    ownBack = false;
+    return;
+  }
+  if (noteEntry) {
+    noteEntry = false;
+    if (editorClose) editorClose();
+    else editing.value = null;
+    return;
+  }
   route.value = routeFromPath(location.pathname);
 });
 
 // ---- On screen ----
 
 export const query = signal('');
+/** The search box was focused: its filters show even while it is empty (until a click elsewhere). */
+export const searchOpen = signal(false);
 export const filters = signal<SearchFilters>({});
 export const selection = signal<ReadonlySet<string>>(new Set());
 /** The note open in the editor. */
 export const editing = signal<string | null>(null);
+effect(() => {
+  const open = editing.value !== null;
+  if (open && !noteEntry) {
+    history.pushState({ note: true }, '', location.href);
+    noteEntry = true;
+  } else if (!open && noteEntry) {
+    noteEntry = false;
+    ownBack = true;
+    history.back();
+  }
+});
 /** The card with the keyboard's attention (j/k). */
 export const focused = signal<string | null>(null);
 

@@ -1,26 +1,28 @@
 import { useSignal } from '@preact/signals';
 import { useCallback, useEffect, useRef } from 'preact/hooks';
 import { emptyTrash } from '../app/actions.js';
+import { installFocusKeeper } from '../app/focus.js';
 import { handleLaunch } from '../app/launch.js';
 import { learnPeopleOfSharedNotes } from '../app/people.js';
-import { authenticate, boot, screen, sessionLost } from '../app/session.js';
+import { authenticate, boot, screen } from '../app/session.js';
 import { installShortcuts } from '../app/shortcuts.js';
-import { filters, pathOf, query, route, selection, sortedNotes, syncStatus } from '../app/state.js';
+import { filters, pathOf, query, route, searchOpen, selection, sortedNotes } from '../app/state.js';
 import { isSearching, notesOfView } from '../app/views.js';
 import { prepareSearch } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
 import { AdminPage } from './AdminPage.js';
 import { AuthForm } from './AuthScreen.js';
 import { Composer } from './Composer.js';
+import { ConfirmHost } from './Confirm.js';
 import { CompareDialog } from './Conflicts.js';
 import { Editor } from './Editor.js';
 import { NoteGrid } from './NoteGrid.js';
 import { ImageViewer } from './NoteImages.js';
+import { SessionEnded } from './SessionEnded.js';
 import { SettingsPage } from './SettingsPage.js';
 import { ShortcutsHelp } from './ShortcutsHelp.js';
 import { LabelSuggestions, Sidebar } from './Sidebar.js';
 import { Snackbar } from './Snackbar.js';
-import { waitingText } from './SyncIndicator.js';
 import { SearchFilters, TopBar } from './TopBar.js';
 import { VersionHistory } from './VersionHistory.js';
 
@@ -43,6 +45,7 @@ export function App() {
       </main>
     );
   }
+  if (current.kind === 'sessionEnded') return <SessionEnded {...current} />;
   if (current.kind !== 'notes') {
     return (
       <main class="auth">
@@ -72,18 +75,28 @@ function NotesApp() {
   shownRef.current = shown;
   useEffect(() => installShortcuts(() => shownRef.current), []);
   useEffect(() => void handleLaunch(), []);
+  useEffect(installFocusKeeper, []);
   useEffect(() => prepareSearch(sortedNotes.value), [sortedNotes.value]);
   useEffect(() => void learnPeopleOfSharedNotes(sortedNotes.value), [sortedNotes.value]);
   // On a phone the menu covers the notes: choosing a view closes it.
   useEffect(() => {
     menuOpen.value = false;
+    searchOpen.value = false;
   }, [route.value]);
+  // The empty search's filters close on a click anywhere but the search box and the filters.
+  useEffect(() => {
+    if (!searchOpen.value) return;
+    const close = (event: Event) => {
+      if (!(event.target as Element).closest?.('.search, .filters')) searchOpen.value = false;
+    };
+    document.addEventListener('pointerdown', close);
+    return () => document.removeEventListener('pointerdown', close);
+  }, [searchOpen.value]);
 
   const view = route.value.view;
   const searching = isSearching(query.value, filters.value);
   const selected =
     selection.value.size === 0 ? NONE_SELECTED : shown.filter((note) => selection.value.has(note.id));
-  const signedOut = sessionLost.value || syncStatus.value.phase === 'signedOut';
   return (
     <div class="app">
       <TopBar onMenu={toggleMenu} selected={selected} />
@@ -109,18 +122,9 @@ function NotesApp() {
               </button>
             </div>
           )}
-          {signedOut && (
-            <div class="notice signed-out">
-              <AuthForm
-                mode="signIn"
-                notice={`Signed out: sign in to sync (${waitingText(syncStatus.value.waiting)}). Your notes stay on this device.`}
-                onSubmit={(password, email) => authenticate('signIn', password, email)}
-              />
-            </div>
-          )}
           {view === 'settings' && <SettingsPage />}
           {view === 'admin' && <AdminPage />}
-          {searching && <SearchFilters />}
+          {(searching || searchOpen.value) && <SearchFilters />}
           {(view === 'notes' || view === 'label') && !searching && <Composer />}
           {view === 'trash' && !searching && (
             <div class="trash-bar">
@@ -128,12 +132,7 @@ function NotesApp() {
                 Notes in Trash are deleted forever after the server's retention period (30 days unless set
                 otherwise).
               </p>
-              <button
-                type="button"
-                class="text-button"
-                onClick={() => void emptyTrash()}
-                disabled={shown.length === 0}
-              >
+              <button type="button" class="text-button" onClick={emptyTrash} disabled={shown.length === 0}>
                 Empty trash
               </button>
             </div>
@@ -156,6 +155,7 @@ function NotesApp() {
       <VersionHistory />
       <ShortcutsHelp />
       <Snackbar />
+      <ConfirmHost />
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { composerRequest } from '../app/shortcuts.js';
 import { toChecklist } from '../model/checklist.js';
 import type { NoteColor } from '../sync/index.js';
 import { AddImageButton, imageDropAndPaste } from './AddImage.js';
+import { useAutoGrow } from './autoGrow.js';
 import { ColorPicker } from './ColorPicker.js';
 import { ChecklistToggle, PinButton } from './NoteActions.js';
 
@@ -24,6 +25,7 @@ export function Composer() {
   const images = useSignal<File[]>([]);
   const form = useRef<HTMLFormElement>(null);
   const text = useRef<HTMLTextAreaElement>(null);
+  useAutoGrow(text, `${expanded.value}${content.value}`);
 
   const close = () => {
     if (!expanded.value) return;

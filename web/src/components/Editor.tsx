@@ -1,14 +1,15 @@
 import { useSignal } from '@preact/signals';
-import { History, Link, Tag, Users } from 'lucide-preact';
-import { useEffect, useRef } from 'preact/hooks';
-import { isEmptyNote, setPinned, updateNotes } from '../app/actions.js';
+import { ClipboardCopy, Copy, History, Link, Tag, Users } from 'lucide-preact';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { copyToClipboard, isEmptyNote, makeCopy, setPinned, updateNotes } from '../app/actions.js';
 import { addImages } from '../app/media.js';
 import { isMine, isShared, refreshPeople } from '../app/people.js';
-import { editing, engine, noteById } from '../app/state.js';
+import { editing, engine, noteById, setEditorClose } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
 import { AddImageButton, imageDropAndPaste } from './AddImage.js';
+import { useAutoGrow } from './autoGrow.js';
 import { ChecklistEditor } from './ChecklistEditor.js';
 import { ConflictBadge } from './Conflicts.js';
 import { IconButton } from './IconButton.js';
@@ -35,6 +36,7 @@ export function Editor() {
 
 function EditorDialog({ note }: { note: LocalNote }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const textBox = useRef<HTMLTextAreaElement>(null);
   const title = useSignal(note.title);
   const content = useSignal(note.content);
   const labelling = useSignal(false);
@@ -65,24 +67,36 @@ function EditorDialog({ note }: { note: LocalNote }) {
     }
   };
 
+  // Back closes the note as its Close button does (state.ts).
+  useEffect(() => {
+    setEditorClose(close);
+    return () => setEditorClose(null);
+  });
+
   // Changes from elsewhere (sync, another tab) show unless the person is typing.
   useEffect(() => {
     if (timer.current) return;
     title.value = note.title;
     content.value = note.content;
   }, [note.title, note.content]);
-  useEffect(() => void refreshPeople(note.id), [note.id]);
+  // A note not on the server yet has no collaborators to ask for (the server would answer 404).
+  const onServer = note.version > 0;
+  useEffect(() => {
+    if (onServer) void refreshPeople(note.id);
+  }, [note.id, onServer]);
   const shared = isShared(note);
   useEffect(() => {
     if (!shared) return;
     const timer = setInterval(() => void engine.value?.syncNow(), SHARED_NOTE_PULL_MS);
     return () => clearInterval(timer);
   }, [shared]);
-  useEffect(() => {
+  // Before the text box measures itself (useAutoGrow): a closed dialog lays nothing out.
+  useLayoutEffect(() => {
     dialog.current?.showModal();
     // Archived, trashed or deleted from the toolbar: what was typed is still written.
     return save;
   }, []);
+  useAutoGrow(textBox, content.value);
 
   const readOnly = note.trashed;
   const addFiles = (files: File[]) => void addImages(note.id, files);
@@ -92,6 +106,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
       ref={dialog}
       class={`editor note-${note.color}`}
       aria-label={note.title || 'Note'}
+      data-note-id={note.id}
       onCancel={(event) => {
         event.preventDefault();
         close();
@@ -120,6 +135,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
         <ChecklistEditor content={content.value} onChange={(value) => edit(content, value)} />
       ) : (
         <textarea
+          ref={textBox}
           class="text-input"
           aria-label="Note"
           placeholder="Note"
@@ -176,6 +192,21 @@ function EditorDialog({ note }: { note: LocalNote }) {
             <AddImageButton onFiles={addFiles} />
             <IconButton label="Version history" onClick={() => (historyOf.value = note.id)}>
               <History size={18} />
+            </IconButton>
+            <IconButton
+              label="Make a copy"
+              onClick={() => {
+                save();
+                void makeCopy(note, { title: title.value, content: content.value });
+              }}
+            >
+              <Copy size={18} />
+            </IconButton>
+            <IconButton
+              label="Copy to clipboard"
+              onClick={() => void copyToClipboard({ title: title.value, content: content.value })}
+            >
+              <ClipboardCopy size={18} />
             </IconButton>
           </>
         )}

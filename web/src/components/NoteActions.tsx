@@ -13,7 +13,7 @@ export function NoteActions({ notes, withPin = true }: { notes: LocalNote[]; wit
         <IconButton label="Restore" onClick={() => void restore(ids)}>
           <RotateCcw size={18} />
         </IconButton>
-        <IconButton label="Delete forever" onClick={() => void deleteForever(ids)}>
+        <IconButton label="Delete forever" onClick={() => deleteForever(ids)}>
           <Trash size={18} />
         </IconButton>
       </>

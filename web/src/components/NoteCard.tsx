@@ -7,6 +7,7 @@ import { setPinned, toggleSelected, updateNotes } from '../app/actions.js';
 import { whenIdle } from '../app/idle.js';
 import { editing, focused, selection } from '../app/state.js';
 import { setItemChecked } from '../model/checklist.js';
+import { displayTitle } from '../model/conflicts.js';
 import type { LocalNote } from '../sync/index.js';
 import { ConflictBadge } from './Conflicts.js';
 import { IconButton } from './IconButton.js';
@@ -31,6 +32,53 @@ interface Props {
  * that changes the search results builds only the cards' text (decision 0018). A pinned note's
  * pin shows at once: it is the one button seen without pointing.
  */
+/** How long a touch rests on a card to select it (Android's long press). */
+const LONG_PRESS_MS = 500;
+/** A touch that moves further than this is a scroll or a drag, not a long press. */
+const LONG_PRESS_SLOP_PX = 8;
+
+/** A long press by touch (issue 30 item 7: selection by touch, where cards have no buttons). */
+function useLongPress(onLongPress: () => void) {
+  const state = useRef<{ timer?: ReturnType<typeof setTimeout>; x: number; y: number; fired: boolean }>({
+    x: 0,
+    y: 0,
+    fired: false,
+  });
+  const cancel = () => clearTimeout(state.current.timer);
+  return {
+    justFired: () => {
+      const fired = state.current.fired;
+      state.current.fired = false;
+      return fired;
+    },
+    handlers: {
+      onPointerDown: (event: PointerEvent) => {
+        if (event.pointerType !== 'touch') return;
+        cancel();
+        state.current = {
+          x: event.clientX,
+          y: event.clientY,
+          fired: false,
+          timer: setTimeout(() => {
+            state.current.fired = true;
+            onLongPress();
+          }, LONG_PRESS_MS),
+        };
+      },
+      onPointerMove: (event: PointerEvent) => {
+        const { x, y } = state.current;
+        if (Math.hypot(event.clientX - x, event.clientY - y) > LONG_PRESS_SLOP_PX) cancel();
+      },
+      onPointerUp: cancel,
+      onPointerCancel: cancel,
+      // The browser's own long-press menu would cover the selection.
+      onContextMenu: (event: Event) => {
+        if (state.current.fired) event.preventDefault();
+      },
+    },
+  };
+}
+
 export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reorderable }: Props) {
   const element = useRef<HTMLElement>(null);
   const controlsBuilt = useSignal(false);
@@ -62,9 +110,10 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
       }),
     );
   }, [reorderable, note.id]);
+  const longPress = useLongPress(() => toggleSelected(note.id));
   const open = (event: Event) => {
-    // A tick in the card's list is not a click on the card.
-    if ((event.target as HTMLElement).closest('label, input, button')) return;
+    // A tick in the card's list is not a click on the card, nor the click that ends a long press.
+    if ((event.target as HTMLElement).closest('label, input, button') || longPress.justFired()) return;
     if (selection.value.size > 0) toggleSelected(note.id);
     else editing.value = note.id;
   };
@@ -77,6 +126,7 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
       // biome-ignore lint/a11y/noNoninteractiveTabindex: cards take focus for j/k and Enter, as in Keep
       tabIndex={0}
       onClick={open}
+      {...longPress.handlers}
       onPointerEnter={buildControls}
       onFocus={() => (focused.value = note.id)}
       onKeyDown={(event) => {
@@ -100,7 +150,7 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
       </div>
       <NoteImages note={note} />
       <ConflictBadge note={note} />
-      {note.title && <h3 class="card-title">{note.title}</h3>}
+      {note.title && <h3 class="card-title">{displayTitle(note.title)}</h3>}
       <NoteText
         note={note}
         onToggle={(line, checked) =>

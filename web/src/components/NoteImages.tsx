@@ -1,6 +1,7 @@
 import { signal } from '@preact/signals';
 import { Trash2 } from 'lucide-preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { askFirst } from '../app/confirm.js';
 import {
   deleteAttachment,
   queuedImages,
@@ -73,10 +74,17 @@ function ServerImage({
         <IconButton
           label="Delete image"
           class="image-delete"
-          onClick={() => {
-            const current = engine.value;
-            if (current) void deleteAttachment(current, note.id, attachment.id);
-          }}
+          onClick={() =>
+            askFirst({
+              title: 'Delete image?',
+              text: attachment.filename,
+              confirm: 'Delete',
+              action: () => {
+                const current = engine.value;
+                if (current) return deleteAttachment(current, note.id, attachment.id);
+              },
+            })
+          }
         >
           <Trash2 size={16} />
         </IconButton>
@@ -95,7 +103,14 @@ function QueuedImage({ upload, large }: { upload: QueuedUpload; large: boolean }
         <IconButton
           label="Delete image"
           class="image-delete"
-          onClick={() => void removeQueuedImage(upload.id)}
+          onClick={() =>
+            askFirst({
+              title: 'Delete image?',
+              text: upload.filename,
+              confirm: 'Delete',
+              action: () => removeQueuedImage(upload.id),
+            })
+          }
         >
           <Trash2 size={16} />
         </IconButton>

@@ -1,5 +1,7 @@
+import { extractHashtags } from '../../../src/shared/hashtags.js';
 import { layout } from '../app/state.js';
 import { checklistItems } from '../model/checklist.js';
+import { displayTitle } from '../model/conflicts.js';
 import { isTagsOnlyLine, labelsOf } from '../model/labels.js';
 import type { LocalNote } from '../sync/index.js';
 
@@ -19,22 +21,32 @@ export function NoteText({
   onToggle: (line: number, checked: boolean) => void;
 }) {
   const items = note.checklistMode ? checklistItems(note.content) : [];
-  const labels = labelsOf(note);
   const lines = note.content.split('\n');
   // A trailing line of hashtags only is shown as the chips below.
   while (lines.length > 0 && (lines.at(-1)!.trim() === '' || isTagsOnlyLine(lines.at(-1)!))) lines.pop();
   const open = items.filter((item) => !item.checked);
   const done = items.length - open.length;
+  const shownItems = open.slice(0, 10);
+  const shownText = lines.slice(0, 20).join('\n').slice(0, CARD_TEXT_CHARACTERS[layout.value]);
+  // A label already readable in the card's text is not repeated as a chip.
+  const inline = note.checklistMode
+    ? extractHashtags(note.title, shownItems.map((item) => item.text).join('\n'))
+    : extractHashtags(note.title, shownText);
+  const labels = labelsOf(note).filter((label) => !inline.includes(label));
   return (
     <>
       {note.checklistMode ? (
         <ul class="card-items">
-          {open.slice(0, 10).map((item) => (
+          {shownItems.map((item) => (
+            // Only the box ticks (as in Keep): the text is not its label, so a tap on it opens the note.
             <li key={item.line}>
-              <label>
-                <input type="checkbox" checked={false} onChange={() => onToggle(item.line, true)} />
-                <span>{item.text}</span>
-              </label>
+              <input
+                type="checkbox"
+                checked={false}
+                aria-label={item.text}
+                onChange={() => onToggle(item.line, true)}
+              />
+              <span>{item.text}</span>
             </li>
           ))}
           {done > 0 && (
@@ -42,11 +54,7 @@ export function NoteText({
           )}
         </ul>
       ) : (
-        lines.length > 0 && (
-          <p class="card-text">
-            {lines.slice(0, 20).join('\n').slice(0, CARD_TEXT_CHARACTERS[layout.value])}
-          </p>
-        )
+        lines.length > 0 && <p class="card-text">{shownText}</p>
       )}
       {labels.length > 0 && (
         <ul class="chips" aria-label="Labels">
@@ -67,5 +75,5 @@ export function noteName(note: Pick<LocalNote, 'title' | 'content'>): string {
     .split('\n')
     .map((line) => line.replace(/^\s*[-*+]\s+\[[ xX]\]\s?/, '').trim())
     .find((line) => line !== '');
-  return (note.title.trim() || firstLine || 'Empty note').slice(0, 120);
+  return (displayTitle(note.title.trim()) || firstLine || 'Empty note').slice(0, 120);
 }

@@ -8,7 +8,7 @@ import { engine } from '../app/state.js';
 import { type ImportSummary, uploadImport } from '../app/transfer.js';
 import { mcpConfigs } from '../model/mcpConfig.js';
 import { messageOf, useAttempt } from './Modal.js';
-import { SignOutButton } from './SignOut.js';
+import { accountText, SignOutButton } from './SignOut.js';
 
 export function SettingsPage() {
   return (
@@ -26,11 +26,7 @@ function Account() {
   return (
     <section aria-labelledby="account-heading">
       <h2 id="account-heading">Account</h2>
-      {currentUser.value && (
-        <p>
-          Signed in as {currentUser.value.displayName} ({currentUser.value.email})
-        </p>
-      )}
+      {currentUser.value && <p>Signed in as {accountText()}</p>}
       <form
         class="stack"
         onSubmit={async (event) => {
@@ -133,12 +129,17 @@ function MovingInAndOut() {
   );
 }
 
+/** "1 image", "2 images". */
+function counted(count: number, thing: string): string {
+  return `${count} ${thing}${count === 1 ? '' : 's'}`;
+}
+
 function ImportResult({ summary }: { summary: ImportSummary }) {
   return (
     <div role="status" class="import-summary">
       <p>
-        Imported {summary.imported} notes with {summary.attachments} images; {summary.alreadyThere} were
-        already there.
+        Imported {counted(summary.imported, 'note')} with {counted(summary.attachments, 'image')};{' '}
+        {summary.alreadyThere} {summary.alreadyThere === 1 ? 'was' : 'were'} already there.
       </p>
       {summary.unreadable.length > 0 && (
         <details open>

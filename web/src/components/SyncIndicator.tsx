@@ -1,18 +1,6 @@
 import { Cloud, CloudOff, RefreshCw } from 'lucide-preact';
 import { syncStatus } from '../app/state.js';
-import type { SyncStatus } from '../sync/index.js';
-
-export function waitingText(count: number): string {
-  return count === 1 ? '1 change waiting' : `${count} changes waiting`;
-}
-
-export function syncText(status: SyncStatus): string {
-  const waiting = waitingText(status.waiting);
-  if (status.phase === 'signedOut') return `Signed out, ${waiting}`;
-  if (status.phase === 'offline') return status.waiting > 0 ? `Offline, ${waiting}` : 'Offline';
-  if (status.phase === 'syncing') return 'Syncing…';
-  return status.waiting > 0 ? waiting : 'All saved';
-}
+import { syncText } from '../model/syncText.js';
 
 /** Offline, syncing, all saved, or how many changes wait: a `status` region. */
 export function SyncIndicator() {

@@ -1,12 +1,12 @@
-import { Image, LayoutGrid, LayoutList, ListChecks, Menu, Search, X } from 'lucide-preact';
-import { filters, layout, query, selection, toggleLayout } from '../app/state.js';
+import { Image, LayoutGrid, LayoutList, ListChecks, Menu, Search, Tag, X } from 'lucide-preact';
+import { filters, labels, layout, query, searchOpen, selection, toggleLayout } from '../app/state.js';
 import { COLORS } from '../model/colors.js';
 import { hasFilters } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
 import { IconButton } from './IconButton.js';
 import { memo } from './memo.js';
 import { NoteActions } from './NoteActions.js';
-import { SignOutButton } from './SignOut.js';
+import { AccountMenu } from './SignOut.js';
 import { SyncIndicator } from './SyncIndicator.js';
 
 interface Props {
@@ -44,11 +44,13 @@ export const TopBar = memo(function TopBar({ onMenu, selected }: Props) {
           aria-label="Search"
           placeholder="Search"
           value={query}
+          onFocus={() => (searchOpen.value = true)}
           onInput={(event) => (query.value = event.currentTarget.value)}
           onKeyDown={(event) => {
             if (event.key === 'Escape') {
               query.value = '';
               filters.value = {};
+              searchOpen.value = false;
               event.currentTarget.blur();
             }
           }}
@@ -58,12 +60,15 @@ export const TopBar = memo(function TopBar({ onMenu, selected }: Props) {
       <IconButton label={layout.value === 'grid' ? 'List view' : 'Grid view'} onClick={toggleLayout}>
         {layout.value === 'grid' ? <LayoutList size={20} /> : <LayoutGrid size={20} />}
       </IconButton>
-      <SignOutButton icon />
+      <AccountMenu />
     </header>
   );
 });
 
-/** Search filters: lists, images, a color (labels filter from the sidebar). */
+/**
+ * Search filters: lists, images, a label, a colour. Shown while searching, and as soon as the
+ * empty search box is focused, as in Keep (issue 30 item 15).
+ */
 export function SearchFilters() {
   const current = filters.value;
   const toggle = (change: Partial<typeof current>) => (filters.value = { ...current, ...change });
@@ -86,6 +91,17 @@ export function SearchFilters() {
       >
         <Image size={16} aria-hidden="true" /> Images
       </button>
+      {labels.value.map((label) => (
+        <button
+          type="button"
+          key={label}
+          class="chip-button"
+          aria-pressed={current.label === label}
+          onClick={() => toggle({ label: current.label === label ? null : label })}
+        >
+          <Tag size={16} aria-hidden="true" /> {label}
+        </button>
+      ))}
       {COLORS.map((color) => (
         <button
           type="button"

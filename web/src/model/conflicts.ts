@@ -22,6 +22,14 @@ export function conflictMark(title: string): { title: string; at: Date } | null 
   return { title: title.slice(0, match.index), at: new Date(match[1]) };
 }
 
+/** A title as shown: a conflict copy's time in the person's locale, not the API's ISO time. */
+export function displayTitle(title: string): string {
+  const mark = conflictMark(title);
+  if (!mark) return title;
+  const at = mark.at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return `${mark.title} (conflict ${at})`;
+}
+
 /** The note a copy was made from: same title, else same content; the latest edited first. */
 export function conflictOriginal<T extends NoteLike>(copy: T, notes: Iterable<T>): T | undefined {
   const mark = conflictMark(copy.title);

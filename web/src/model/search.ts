@@ -15,8 +15,29 @@ export interface SearchFilters {
 
 const folded = new WeakMap<LocalNote, string>();
 
+/**
+ * Letters that are not a base letter plus an accent, so NFD leaves them: folded to what people
+ * type on a keyboard without them (issue 30 item 15), as accents are.
+ */
+const LETTERS: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  ł: 'l',
+  þ: 'th',
+  ı: 'i',
+};
+const LETTER = new RegExp(`[${Object.keys(LETTERS).join('')}]`, 'g');
+
 export function foldText(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(LETTER, (letter) => LETTERS[letter]!);
 }
 
 function searchableText(note: LocalNote): string {

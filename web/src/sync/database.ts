@@ -156,3 +156,40 @@ export async function writeNoteState(tx: ReadWrite, noteId: string, before: Note
 export function writeTransaction(db: LocalDatabase): ReadWrite {
   return db.transaction(['notes', 'outbox', 'acks', 'meta'], 'readwrite');
 }
+
+/**
+ * Another person signs in on this browser (docs/webapp.md "Shared computers"): the user's
+ * database keeps only the changes the server does not have yet (the outbox), hidden until they
+ * sign in again, when a pull from the start brings the server copies back. Without any, the
+ * database goes. Answers how many notes have changes kept.
+ */
+export async function keepOnlyUnsynced(factory: IDBFactory, userId: string): Promise<number> {
+  const db = await openLocalDatabase(factory, userId, () => undefined);
+  let waiting = 0;
+  try {
+    const tx = db.transaction(['notes', 'outbox', 'acks', 'meta'], 'readwrite');
+    waiting = notesIn(await tx.objectStore('outbox').getAll());
+    if (waiting > 0) {
+      await Promise.all(['notes', 'acks', 'meta'].map((store) => tx.objectStore(store as 'notes').clear()));
+    }
+    await tx.done;
+  } finally {
+    db.close();
+  }
+  if (waiting === 0) await deleteLocalDatabase(factory, userId);
+  return waiting;
+}
+
+function notesIn(entries: OutboxEntry[]): number {
+  return new Set(entries.map((entry) => entry.noteId)).size;
+}
+
+/** How many notes have changes the server does not have yet, without loading any note. */
+export async function countUnsynced(factory: IDBFactory, userId: string): Promise<number> {
+  const db = await openLocalDatabase(factory, userId, () => undefined);
+  try {
+    return notesIn(await db.getAll('outbox'));
+  } finally {
+    db.close();
+  }
+}

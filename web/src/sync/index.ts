@@ -3,6 +3,7 @@
  * imports. Framework-free; everything it touches outside (fetch, IndexedDB, Web Locks,
  * BroadcastChannel, document, window, timers) is injectable, so node tests run it.
  */
+export { countUnsynced, keepOnlyUnsynced } from './database.js';
 export { deleteLocalData, openSyncEngine } from './engine.js';
 export type {
   EngineEvent,

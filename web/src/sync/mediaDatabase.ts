@@ -65,3 +65,20 @@ export function deleteMediaDatabase(factory: IDBFactory, userId: string): Promis
     () => undefined,
   );
 }
+
+/**
+ * Another person signs in on this browser: the user's images waiting for upload stay (hidden
+ * until they sign in again), the cached files of their notes go; with nothing waiting, the
+ * database goes.
+ */
+export async function keepOnlyQueuedUploads(factory: IDBFactory, userId: string): Promise<void> {
+  const db = await openMediaDatabase(factory, userId);
+  let waiting = 0;
+  try {
+    waiting = await db.count('uploads');
+    await db.clear('blobs');
+  } finally {
+    db.close();
+  }
+  if (waiting === 0) await deleteMediaDatabase(factory, userId);
+}

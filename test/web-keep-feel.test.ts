@@ -1,0 +1,431 @@
+/**
+ * "As good as Keep in the hand" (issue 30), in Debian's Chromium on a phone (390×844, touch) and
+ * a desktop: nothing is lost by one tap (confirmations, Sign out in the account menu, a list
+ * item's text opens the note), Back closes an open note, touch-sized checkboxes, an editor that
+ * grows with its text, and focus that never falls to <body>.
+ */
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ServerNote } from '../web/src/sync/index.js';
+import {
+  eventually,
+  launchChromium,
+  signedInContext,
+  skipWithoutChromium as skip,
+} from './helpers/browser.js';
+import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
+import { useServer } from './helpers/server.js';
+import { buildWebApp } from './helpers/webApp.js';
+
+let browser: Browser;
+before(async () => {
+  buildWebApp();
+  browser = await launchChromium();
+});
+after(() => browser?.close());
+
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+const ESSAY = Array.from({ length: 5000 }, (_, index) => (index % 12 === 11 ? 'word.\n' : 'word')).join(' ');
+
+const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
+const screenshot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(os.tmpdir(), `web-keep-feel-${name}.png`) });
+
+/** A long press by touch, through Chromium's touch input (what a finger sends). */
+async function longPress(page: Page, target: ReturnType<Page['locator']>): Promise<void> {
+  const box = (await target.boundingBox())!;
+  const point = { x: box.x + box.width / 2, y: box.y + Math.min(24, box.height / 2) };
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [point] });
+  await page.waitForTimeout(800);
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** The accessible name and tag of the focused element ("BODY" when focus fell to the page). */
+const focusedElement = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    return { tag: element?.tagName ?? '', name: element?.getAttribute('aria-label') ?? '' };
+  });
+
+describe('as good as Keep in the hand', { skip }, () => {
+  const server = useServer();
+  let owner: TestClient;
+  let desktop: BrowserContext;
+  let phone: BrowserContext;
+  let page: Page;
+  let phonePage: Page;
+
+  const serverNotes = async (filter = 'all') =>
+    (await owner.get<ServerNote[]>(`/api/notes?filter=${filter}`)).body;
+  const create = async (fields: Record<string, unknown>) => {
+    const created = await owner.post<ServerNote>('/api/notes', fields);
+    assert.equal(created.status, 201, created.text);
+    return created.body;
+  };
+
+  before(async () => {
+    owner = await setupOwner(server.url);
+    await create({ title: 'Groceries', content: '- [ ] milk\n- [ ] bread', checklistMode: true });
+    await create({ title: 'Essay', content: ESSAY });
+    await create({ title: 'Short', content: 'Two words' });
+    for (const title of ['Left', 'Middle', 'Right']) await create({ title, content: `${title} note` });
+    await create({ title: 'Große Straße', content: 'Walk there #travel' });
+    for (const title of ['Old', 'Older']) {
+      const note = await create({ title, content: 'gone soon' });
+      await owner.patch(`/api/notes/${note.id}`, { trashed: true });
+    }
+    desktop = await signedInContext(browser, owner, { permissions: ['clipboard-read', 'clipboard-write'] });
+    phone = await signedInContext(browser, owner, PHONE);
+    page = await desktop.newPage();
+    phonePage = await phone.newPage();
+    for (const each of [page, phonePage]) {
+      await each.goto(server.url);
+      await card(each, 'Groceries').waitFor();
+    }
+  });
+  after(async () => {
+    await desktop?.close();
+    await phone?.close();
+  });
+
+  it('1. Delete forever and Empty trash ask first; Cancel keeps the notes', async () => {
+    await phonePage.getByRole('button', { name: 'Main menu' }).tap();
+    await phonePage.getByRole('link', { name: 'Trash' }).tap();
+    // By touch the cards have no buttons: a long press selects, the top bar acts (item 7).
+    const topBar = phonePage.getByRole('banner');
+    await longPress(phonePage, card(phonePage, 'Old'));
+    await topBar.getByText('1 selected').waitFor();
+    await topBar.getByRole('button', { name: 'Delete forever' }).tap();
+    const ask = phonePage.getByRole('alertdialog', { name: 'Delete note forever?' });
+    await ask.waitFor();
+    await screenshot(phonePage, 'delete-forever-390');
+    await ask.getByRole('button', { name: 'Cancel' }).tap();
+    await card(phonePage, 'Old').waitFor();
+    assert.equal((await serverNotes('trashed')).length, 2);
+
+    await topBar.getByRole('button', { name: 'Delete forever' }).tap();
+    await ask.getByRole('button', { name: 'Delete forever' }).tap();
+    await eventually(async () => assert.equal(await card(phonePage, 'Old').count(), 0));
+    await eventually(async () =>
+      assert.deepEqual(
+        (await serverNotes('trashed')).map((n) => n.title),
+        ['Older'],
+      ),
+    );
+
+    await phonePage.getByRole('button', { name: 'Empty trash' }).tap();
+    const empty = phonePage.getByRole('alertdialog', { name: 'Empty trash?' });
+    await empty.getByText('The note in Trash will be deleted forever.').waitFor();
+    await empty.getByRole('button', { name: 'Cancel' }).tap();
+    assert.equal((await serverNotes('trashed')).length, 1);
+    await phonePage.getByRole('button', { name: 'Empty trash' }).tap();
+    await empty.getByRole('button', { name: 'Empty trash' }).tap();
+    await eventually(async () => assert.deepEqual(await serverNotes('trashed'), []));
+    await phonePage.getByRole('button', { name: 'Main menu' }).tap();
+    await phonePage.getByRole('link', { name: 'Notes' }).tap();
+    await card(phonePage, 'Groceries').waitFor();
+  });
+
+  it('7. by touch, cards show no buttons; the open note and a long-press selection have them', async () => {
+    const left = card(phonePage, 'Left');
+    await left.waitFor();
+    for (const name of ['Select note', 'Pin', 'Background options', 'Archive', 'Delete'])
+      assert.equal(await left.getByRole('button', { name }).isVisible(), false, name);
+    await longPress(phonePage, left);
+    const topBar = phonePage.getByRole('banner');
+    await topBar.getByText('1 selected').waitFor();
+    // While selecting, a tap adds a card to the selection instead of opening it.
+    await card(phonePage, 'Right').tap();
+    await topBar.getByText('2 selected').waitFor();
+    assert.equal(await phonePage.getByRole('dialog').count(), 0);
+    await screenshot(phonePage, 'selected-390');
+    await topBar.getByRole('button', { name: 'Clear selection' }).tap();
+    await left.tap();
+    const editor = phonePage.getByRole('dialog', { name: 'Left' });
+    for (const name of ['Pin', 'Background options', 'Archive', 'Delete'])
+      assert.ok(await editor.getByRole('button', { name }).isVisible(), name);
+    await editor.getByRole('button', { name: 'Close' }).tap();
+    await editor.waitFor({ state: 'detached' });
+    // With a mouse the buttons are there (on pointing), as before.
+    await card(page, 'Left').hover();
+    assert.ok(await card(page, 'Left').getByRole('button', { name: 'Archive' }).isVisible());
+  });
+
+  it('2. Sign out is in the account menu, not the top bar, and asks first', async () => {
+    for (const each of [page, phonePage]) {
+      assert.equal(await each.getByRole('banner').getByRole('button', { name: 'Sign out' }).count(), 0);
+      await each.getByRole('button', { name: 'Account' }).click();
+      await each.getByRole('menu', { name: 'Account' }).getByText('Owner').waitFor();
+      if (each === phonePage) await screenshot(each, 'account-menu-390');
+      await each.getByRole('menuitem', { name: 'Sign out' }).click();
+      const ask = each.getByRole('alertdialog', { name: 'Sign out?' });
+      await ask.getByText(/copy of your notes is removed/).waitFor();
+      await ask.getByRole('button', { name: 'Cancel' }).click();
+      await card(each, 'Groceries').waitFor();
+    }
+  });
+
+  it('3. a list item on a card: its text opens the note, only its box ticks', async () => {
+    for (const [each, tap] of [
+      [phonePage, true],
+      [page, false],
+    ] as const) {
+      const groceries = card(each, 'Groceries');
+      const text = groceries.getByText('milk', { exact: true });
+      await (tap ? text.tap() : text.click());
+      const editor = each.getByRole('dialog', { name: 'Groceries' });
+      await editor.waitFor();
+      assert.equal(await editor.getByRole('checkbox', { name: 'milk' }).isChecked(), false);
+      await editor.getByRole('button', { name: 'Close' }).click();
+      await editor.waitFor({ state: 'detached' });
+    }
+    assert.equal(
+      (await serverNotes()).find((note) => note.title === 'Groceries')?.content,
+      '- [ ] milk\n- [ ] bread',
+    );
+    await card(phonePage, 'Groceries').getByRole('checkbox', { name: 'bread' }).tap();
+    await eventually(async () =>
+      assert.equal(
+        (await serverNotes()).find((note) => note.title === 'Groceries')?.content,
+        '- [ ] milk\n- [x] bread',
+      ),
+    );
+    assert.equal(await phonePage.getByRole('dialog').count(), 0, 'ticking does not open the note');
+  });
+
+  it('4. Back closes the open note and leaves the view behind it as it was', async () => {
+    await phonePage.getByRole('button', { name: 'Main menu' }).tap();
+    await phonePage.getByRole('link', { name: 'Archive' }).tap();
+    await phonePage.getByRole('button', { name: 'Main menu' }).tap();
+    await phonePage.getByRole('link', { name: 'Notes' }).tap();
+    await card(phonePage, 'Short').tap();
+    await phonePage.getByRole('dialog', { name: 'Short' }).waitFor();
+    await phonePage.goBack();
+    await phonePage.getByRole('dialog').waitFor({ state: 'detached' });
+    assert.equal(new URL(phonePage.url()).pathname, '/');
+    await card(phonePage, 'Short').waitFor();
+    // Closed by its button, the note leaves no entry behind: Back goes to the view before.
+    await card(phonePage, 'Short').tap();
+    await phonePage.getByRole('dialog', { name: 'Short' }).getByRole('button', { name: 'Close' }).tap();
+    await phonePage.getByRole('dialog').waitFor({ state: 'detached' });
+    await phonePage.goBack();
+    await eventually(() => assert.equal(new URL(phonePage.url()).pathname, '/archive'));
+    await phonePage.getByText('Your archived notes appear here').waitFor();
+    await phonePage.goForward();
+    await card(phonePage, 'Short').waitFor();
+  });
+
+  it('5. on a phone, checkboxes are at least 24 px in rows of at least 44 px', async () => {
+    const box = card(phonePage, 'Groceries').getByRole('checkbox', { name: 'milk' });
+    const size = (await box.boundingBox())!;
+    assert.ok(size.width >= 24 && size.height >= 24, JSON.stringify(size));
+    const row = (await box.locator('xpath=..').boundingBox())!;
+    assert.ok(row.height >= 44, JSON.stringify(row));
+    await screenshot(phonePage, 'grid-390');
+    await card(phonePage, 'Groceries').getByText('milk', { exact: true }).tap();
+    const editor = phonePage.getByRole('dialog', { name: 'Groceries' });
+    for (const name of ['milk', 'bread']) {
+      const inEditor = (await editor.getByRole('checkbox', { name }).boundingBox())!;
+      assert.ok(inEditor.width >= 24 && inEditor.height >= 24, `${name}: ${JSON.stringify(inEditor)}`);
+    }
+    await editor.getByRole('button', { name: 'Close' }).tap();
+    await editor.waitFor({ state: 'detached' });
+  });
+
+  it('6. the editor grows with its text: a long note scrolls the dialog, not a box', async () => {
+    await card(page, 'Essay').click();
+    const editor = page.getByRole('dialog', { name: 'Essay' });
+    const text = editor.getByRole('textbox', { name: 'Note' });
+    const sizes = () =>
+      text.evaluate((element) => ({
+        box: element.clientHeight,
+        text: element.scrollHeight,
+        dialog: element.closest('dialog')!.clientHeight,
+        dialogContent: element.closest('dialog')!.scrollHeight,
+      }));
+    const long = await sizes();
+    assert.ok(long.text <= long.box + 1, `the box holds all its text: ${JSON.stringify(long)}`);
+    assert.ok(long.dialogContent > long.dialog * 3, `the dialog scrolls: ${JSON.stringify(long)}`);
+    // The toolbar stays at hand at the bottom of the scrolled dialog.
+    await editor.getByRole('button', { name: 'Close' }).click();
+    await editor.waitFor({ state: 'detached' });
+
+    // On a phone a short note's text fills the screen down to the toolbar.
+    await card(phonePage, 'Short').tap();
+    const phoneEditor = phonePage.getByRole('dialog', { name: 'Short' });
+    const textBox = (await phoneEditor.getByRole('textbox', { name: 'Note' }).boundingBox())!;
+    const toolbar = (await phoneEditor.getByRole('button', { name: 'Close' }).boundingBox())!;
+    assert.ok(textBox.y + textBox.height >= toolbar.y - 60, JSON.stringify({ textBox, toolbar }));
+    await screenshot(phonePage, 'editor-390');
+    await phoneEditor.getByRole('button', { name: 'Close' }).tap();
+    await phoneEditor.waitFor({ state: 'detached' });
+
+    // The composer grows while typing, too.
+    const composer = page.getByRole('textbox', { name: 'Take a note…' });
+    await composer.click();
+    await composer.fill(Array.from({ length: 30 }, (_, index) => `line ${index}`).join('\n'));
+    const grown = await composer.evaluate((element) => [element.clientHeight, element.scrollHeight]);
+    assert.ok(grown[0]! >= 30 * 16 && grown[1]! <= grown[0]! + 1, JSON.stringify(grown));
+    await composer.fill('');
+    await page.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('11. focus goes back to the card (or its neighbour), never to <body>; Ctrl+Z undoes', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await card(page, 'Middle').focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Middle' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await eventually(async () =>
+      assert.deepEqual(await focusedElement(page), { tag: 'ARTICLE', name: 'Middle' }),
+    );
+
+    // Pinned: the card moves into another section and keeps the focus.
+    await page.keyboard.press('f');
+    await page.getByRole('heading', { name: 'Pinned' }).waitFor();
+    await eventually(async () =>
+      assert.deepEqual(await focusedElement(page), { tag: 'ARTICLE', name: 'Middle' }),
+    );
+    await page.keyboard.press('f');
+    await page.getByRole('heading', { name: 'Pinned' }).waitFor({ state: 'detached' });
+    await eventually(async () =>
+      assert.deepEqual(await focusedElement(page), { tag: 'ARTICLE', name: 'Middle' }),
+    );
+
+    // Coloured from its card: the palette closes, the card keeps the focus.
+    await card(page, 'Middle').getByRole('button', { name: 'Background options' }).click();
+    await card(page, 'Middle').getByRole('button', { name: 'Sage', exact: true }).click();
+    await eventually(async () =>
+      assert.deepEqual(await focusedElement(page), { tag: 'ARTICLE', name: 'Middle' }),
+    );
+
+    // Archived: the card leaves, its neighbour takes the focus; Ctrl+Z brings the note back.
+    await page.keyboard.press('e');
+    await eventually(async () => assert.equal(await card(page, 'Middle').count(), 0));
+    await eventually(async () => {
+      const now = await focusedElement(page);
+      assert.equal(now.tag, 'ARTICLE');
+      assert.notEqual(now.name, 'Middle');
+    });
+    await page.keyboard.press('Control+z');
+    await card(page, 'Middle').waitFor();
+    await eventually(async () =>
+      assert.equal((await serverNotes()).find((note) => note.title === 'Middle')?.archived, false),
+    );
+
+    // Trashed from the open editor: focus goes to a neighbour, not the page.
+    await card(page, 'Right').click();
+    await page.getByRole('dialog', { name: 'Right' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await eventually(async () => assert.equal((await focusedElement(page)).tag, 'ARTICLE'));
+    await page.keyboard.press('Control+z');
+    await card(page, 'Right').waitFor();
+  });
+
+  it('14. Make a copy opens a copy of the open note; Copy to clipboard copies its text', async () => {
+    await card(page, 'Short').click();
+    const editor = page.getByRole('dialog', { name: 'Short' });
+    await editor.getByRole('textbox', { name: 'Note' }).fill('Two words, then three');
+    await editor.getByRole('button', { name: 'Copy to clipboard' }).click();
+    await page.getByText('Copied to clipboard').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'Short\n\nTwo words, then three');
+    await editor.getByRole('button', { name: 'Make a copy' }).click();
+    await page.getByText('Copy made').waitFor();
+    await eventually(async () => {
+      const shorts = (await serverNotes()).filter((note) => note.title === 'Short');
+      assert.deepEqual(
+        shorts.map((note) => note.content),
+        ['Two words, then three', 'Two words, then three'],
+      );
+    });
+    // The copy is the open note now: editing it leaves the original alone.
+    await editor.getByRole('textbox', { name: 'Note' }).fill('Only the copy');
+    await editor.getByRole('button', { name: 'Close' }).click();
+    await eventually(async () => {
+      const shorts = (await serverNotes()).filter((note) => note.title === 'Short');
+      assert.deepEqual(shorts.map((note) => note.content).sort(), ['Only the copy', 'Two words, then three']);
+    });
+  });
+
+  it('15. search folds ß/ss; its filters (types, labels, colours) show when the empty box is focused', async () => {
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    await search.focus();
+    const filters = page.getByRole('group', { name: 'Filters' });
+    for (const name of ['Lists', 'Images', 'travel', 'Coral notes'])
+      await filters.getByRole('button', { name, exact: true }).waitFor();
+    await filters.getByRole('button', { name: 'travel', exact: true }).click();
+    await eventually(async () => assert.equal(await page.getByRole('article').count(), 1));
+    await card(page, 'Große Straße').waitFor();
+    await filters.getByRole('button', { name: 'travel', exact: true }).click();
+    await search.fill('grosse strasse');
+    await eventually(async () => assert.equal(await page.getByRole('article').count(), 1));
+    await card(page, 'Große Straße').waitFor();
+    await search.press('Escape');
+    await filters.waitFor({ state: 'detached' });
+    await search.focus();
+    await filters.waitFor();
+    await page
+      .getByRole('heading', { name: 'Others' })
+      .or(page.locator('main.content'))
+      .first()
+      .click({
+        position: { x: 5, y: 5 },
+      });
+    await filters.waitFor({ state: 'detached' });
+  });
+
+  it('small ones: a hashtag in the text is not repeated as a chip; a new note opens without a 404', async () => {
+    const street = card(page, 'Große Straße');
+    await street.getByText('Walk there #travel').waitFor();
+    assert.equal(await street.getByRole('list', { name: 'Labels' }).count(), 0);
+    await create({ title: 'Tagged below', content: 'Text without tags\n#travel' });
+    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await card(page, 'Tagged below').getByRole('list', { name: 'Labels' }).getByText('travel').waitFor();
+
+    const failures: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+    });
+    await page.getByRole('textbox', { name: 'Take a note…' }).click();
+    await page.getByRole('textbox', { name: 'Take a note…' }).fill('Fresh from the composer');
+    await page.getByRole('button', { name: 'Close' }).click();
+    await card(page, 'Fresh from the composer').click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    await eventually(async () =>
+      assert.ok((await serverNotes()).some((note) => note.content === 'Fresh from the composer')),
+    );
+    assert.deepEqual(failures, []);
+  });
+
+  it('2. with changes waiting, Sign out says so and can wait for them to be saved', async () => {
+    await phone.setOffline(true);
+    await phonePage.getByRole('textbox', { name: 'Take a note…' }).tap();
+    await phonePage.getByRole('textbox', { name: 'Take a note…' }).fill('Typed on the bus');
+    await phonePage.getByRole('button', { name: 'Close' }).tap();
+    await card(phonePage, 'Typed on the bus').waitFor();
+    await phonePage.getByRole('button', { name: 'Account' }).tap();
+    await phonePage.getByRole('menuitem', { name: 'Sign out' }).tap();
+    const ask = phonePage.getByRole('alertdialog', { name: 'Sign out?' });
+    await ask.getByText(/1 note has changes the server does not have yet/).waitFor();
+    await ask.getByRole('button', { name: "Export this device's notes" }).waitFor();
+    await ask.getByRole('button', { name: 'Sign out anyway' }).waitFor();
+    await screenshot(phonePage, 'sign-out-waiting-390');
+    await ask.getByRole('button', { name: 'Sign out when saved' }).tap();
+    // Still signed in while the change waits.
+    assert.equal(await phonePage.getByRole('button', { name: 'Sign in' }).count(), 0);
+    await phone.setOffline(false);
+    await phonePage.evaluate(() => window.dispatchEvent(new Event('online')));
+    await phonePage.getByRole('button', { name: 'Sign in' }).waitFor();
+    // The browsers shared the API client's session, which signing out ended.
+    const again = new TestClient(server.url);
+    assert.equal((await again.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
+    const notes = (await again.get<ServerNote[]>('/api/notes')).body;
+    assert.ok(notes.some((note) => note.content === 'Typed on the bus'));
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * Focus never falls to <body> (issue 30 item 11). When the focused element leaves the page — the
+ * editor or a dialog closes, a card is archived, trashed, pinned into another section, recoloured
+ * — focus goes back to where it came from: the same note's card (found again by its note id), or
+ * a neighbouring card when the note left the view, or the element focused before a dialog opened.
+ */
+
+interface Spot {
+  element: HTMLElement;
+  /** The note of the card (or editor) it is in. */
+  noteId: string | null;
+  /** The cards around it when it took focus: where to go when its note leaves the view. */
+  neighbours: string[];
+  /** For an element in a dialog: the spot focused before the dialog opened. */
+  before: Spot | null;
+}
+
+const card = (id: string) => document.querySelector<HTMLElement>(`article[data-note-id="${CSS.escape(id)}"]`);
+
+function spotOf(element: HTMLElement, previous: Spot | null): Spot {
+  const noteId = element.closest<HTMLElement>('[data-note-id]')?.dataset.noteId ?? null;
+  const neighbours: string[] = [];
+  const cardElement = element.closest('article[data-note-id]');
+  if (cardElement) {
+    const cards = [...document.querySelectorAll<HTMLElement>('article[data-note-id]')];
+    const at = cards.indexOf(cardElement as HTMLElement);
+    for (const index of [at + 1, at - 1]) {
+      const id = cards[index]?.dataset.noteId;
+      if (id) neighbours.push(id);
+    }
+  }
+  const dialog = element.closest('dialog');
+  // Into a dialog from outside it: remember where to come back to.
+  const before =
+    dialog && previous && !dialog.contains(previous.element)
+      ? previous
+      : dialog && previous?.element.closest('dialog') === dialog
+        ? previous.before
+        : null;
+  return { element, noteId, neighbours, before };
+}
+
+function targetOf(spot: Spot | null): HTMLElement | null {
+  for (let at = spot; at; at = at.before) {
+    if (at.element.isConnected) return at.element;
+    for (const id of [at.noteId, ...at.neighbours]) {
+      const found = id ? card(id) : null;
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+export function installFocusKeeper(): () => void {
+  let current: Spot | null = null;
+  const onFocus = (event: FocusEvent) => {
+    const element = event.target;
+    if (element instanceof HTMLElement && element !== document.body) current = spotOf(element, current);
+  };
+  const observer = new MutationObserver(() => {
+    const active = document.activeElement;
+    if (!current || current.element.isConnected || (active && active !== document.body)) return;
+    const target = targetOf(current);
+    target?.focus();
+  });
+  document.addEventListener('focusin', onFocus);
+  observer.observe(document.body, { childList: true, subtree: true });
+  return () => {
+    document.removeEventListener('focusin', onFocus);
+    observer.disconnect();
+  };
+}
