@@ -196,7 +196,7 @@ describe('note revisions (D-SYNC-9)', () => {
 });
 
 describe('revision pruning', sqliteOnly, () => {
-  it('visits only the revisions older than the retention window (index by age, migration 0013)', async () => {
+  it('visits only the revisions older than the retention window (index by age, migration 0015)', async () => {
     const prunes: string[] = [];
     const server = await startServer({
       onQuery: (sql) => {
@@ -234,10 +234,12 @@ describe('migration 0009_note_revisions', sqliteOnly, () => {
     await first.close({ keepData: true });
     // Back to the database as it was before this migration (and the later ones: 0010 does
     // nothing on SQLite, 0011 added the attachments' width and height, 0012 finds no id to
-    // renew, 0013 adds an index that goes with the table).
+    // renew, 0013 and 0014 are undone below, 0015 adds an index that goes with the table).
     const sqlite = new SQLite(path.join(first.dataDir, 'notes.db'));
     sqlite.exec(`DROP TABLE note_revisions;
       ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height;
+      DROP TABLE reminders; DROP TABLE reminder_rings; DROP TABLE push_subscriptions;
+      DROP TABLE server_keys; DROP TABLE reminder_feeds; DROP TABLE user_identities; DROP TABLE oidc_logins;
       DELETE FROM kysely_migration WHERE name >= '0009_note_revisions'`);
     sqlite.close();
 

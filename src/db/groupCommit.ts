@@ -15,6 +15,7 @@
  */
 import type { Transaction } from 'kysely';
 import { enableFastPathsIn } from './fastPath.js';
+import { committed, transaction } from './noteChanges.js';
 import type { Database } from './schema.js';
 import type { Db } from './types.js';
 
@@ -71,17 +72,16 @@ class GroupCommit {
     if (group.length === 0) return;
     if (group.length === 1) {
       const [job] = group as [Job];
-      await this.db
-        .transaction()
-        .execute((trx) => job.work(this.withFastPaths(trx)))
-        .then(job.resolve, job.reject);
+      await transaction(this.db, (trx) => job.work(this.withFastPaths(trx))).then(job.resolve, job.reject);
       return;
     }
     const values: unknown[] = [];
     let failed = -1;
+    let used: Transaction<Database> | undefined;
     try {
-      await this.db.transaction().execute(async (transaction) => {
-        const trx = this.withFastPaths(transaction);
+      await this.db.transaction().execute(async (opened) => {
+        const trx = this.withFastPaths(opened);
+        used = trx;
         for (const [index, job] of group.entries()) {
           failed = index;
           values.push(await job.work(trx));
@@ -99,6 +99,7 @@ class GroupCommit {
       await this.commit(group.slice(failed + 1));
       return;
     }
+    if (used) committed(this.db, used);
     for (const [index, job] of group.entries()) job.resolve(values[index]);
   }
 }
@@ -116,5 +117,5 @@ export function enableGroupCommit(db: Db): void {
  */
 export function writeTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
   const group = groups.get(db);
-  return group ? group.run(work) : db.transaction().execute(work);
+  return group ? group.run(work) : transaction(db, work);
 }

@@ -11,7 +11,7 @@ export async function insertRevision(db: Db, revision: RevisionRow): Promise<voi
 /**
  * Deletes the note's revisions that are both older than `before` and not among its `keep`
  * newest. The rows older than `before` are a range of the index on (note_id, created_at)
- * (migration 0013), so with nothing old enough the delete visits no row and the `keep`-th
+ * (migration 0015), so with nothing old enough the delete visits no row and the `keep`-th
  * newest version (the subquery) is never looked up. `+version` keeps the version bound off the
  * primary key: without statistics SQLite would otherwise walk the primary key over every
  * revision of the note below that version, reading each row (~490 µs at a few thousand).

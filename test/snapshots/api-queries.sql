@@ -31,6 +31,7 @@ insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "
 commit;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- GET /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -40,6 +41,7 @@ SELECT n.*,
    FROM notes n WHERE n.id = @noteId;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- PATCH /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -57,6 +59,7 @@ insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "
 commit;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- PATCH /api/notes/{id} (title, the same hashtags)
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -71,6 +74,7 @@ insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "
 commit;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- GET /api/notes
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -78,6 +82,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -107,6 +112,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?))
     ORDER BY w.score, n.updated_at DESC
     LIMIT ?;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- GET /api/tags
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -132,6 +138,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- POST /api/notes/{id}/attachments
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -175,6 +182,8 @@ commit;
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select "n"."id", "n"."doc_id", "n"."version", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.owner_id = ? and "n"."updated_at" >= ? union all select "n"."id", "n"."doc_id", "n"."version", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?) and ("n"."updated_at" >= ? or exists (select "c"."note_id" from "note_collaborators" as "c" where "c"."note_id" = "n"."id" and "c"."user_id" = ? and "c"."added_at" >= ?)) order by "updated_at", "id";
+select "note_id" from "reminders" where "user_id" = ? and "changed_at" >= ?;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -197,6 +206,7 @@ update "api_keys" set "last_used_at" = ? where "id" = ?;
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- DELETE /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s

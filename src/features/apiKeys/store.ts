@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
 import type { ApiKeysTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
@@ -57,6 +58,13 @@ export const keyUserStatement = fastStatement<[keyHash: string], KeyUser>(
   `SELECT k.id, k.scopes, k.last_used_at, u.id AS user_id, u.is_owner FROM api_keys k
    JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
 );
+
+/** Which of these keys still exist (revocation deletes them): the live streams' check. */
+export async function existingApiKeys(db: Db, keyIds: readonly string[]): Promise<Set<string>> {
+  if (keyIds.length === 0) return new Set();
+  const rows = await db.selectFrom('api_keys').select('id').where('id', 'in', inJsonList(keyIds)).execute();
+  return new Set(rows.map((row) => row.id));
+}
 
 export async function touchApiKey(db: Db, keyId: string, now: number): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute();
