@@ -14,6 +14,7 @@
  * gets a plain transaction per write.
  */
 import type { Transaction } from 'kysely';
+import { enableFastPathsIn } from './fastPath.js';
 import { committed, transaction } from './noteChanges.js';
 import type { Database } from './schema.js';
 import type { Db } from './types.js';
@@ -55,6 +56,12 @@ class GroupCommit {
     }
   }
 
+  /** The writes' transaction, its reads allowed on the fast paths (db/fastPath.ts). */
+  private withFastPaths(trx: Transaction<Database>): Transaction<Database> {
+    enableFastPathsIn(trx, this.db);
+    return trx;
+  }
+
   /**
    * Runs `group` in one transaction. When a write throws, the transaction is rolled back and the
    * group is run again in three parts: the writes before it (as a group), it alone (its own
@@ -65,14 +72,15 @@ class GroupCommit {
     if (group.length === 0) return;
     if (group.length === 1) {
       const [job] = group as [Job];
-      await transaction(this.db, job.work).then(job.resolve, job.reject);
+      await transaction(this.db, (trx) => job.work(this.withFastPaths(trx))).then(job.resolve, job.reject);
       return;
     }
     const values: unknown[] = [];
     let failed = -1;
     let used: Transaction<Database> | undefined;
     try {
-      await this.db.transaction().execute(async (trx) => {
+      await this.db.transaction().execute(async (opened) => {
+        const trx = this.withFastPaths(opened);
         used = trx;
         for (const [index, job] of group.entries()) {
           failed = index;
