@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import type { ServerNote } from '../web/src/sync/index.js';
 import {
   eventually,
@@ -427,5 +428,52 @@ describe('as good as Keep in the hand', { skip }, () => {
     assert.equal((await again.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
     const notes = (await again.get<ServerNote[]>('/api/notes')).body;
     assert.ok(notes.some((note) => note.content === 'Typed on the bus'));
+  });
+});
+
+/** Dark pixels (text) in each line-high band of a screenshot of a card's text, top to bottom. */
+async function inkPerLine(page: Page, text: ReturnType<Page['locator']>): Promise<number[]> {
+  const lineHeight = await text.evaluate((element) =>
+    Number.parseFloat(getComputedStyle(element).lineHeight),
+  );
+  const { data, info } = await sharp(await text.screenshot())
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const scale = info.height / (await text.boundingBox())!.height;
+  const bands: number[] = [];
+  for (let top = 0; top + lineHeight * scale <= info.height + 1; top += lineHeight * scale) {
+    let ink = 0;
+    for (let y = Math.round(top); y < Math.min(info.height, Math.round(top + lineHeight * scale)); y++)
+      for (let x = 0; x < info.width; x++) if (data[y * info.width + x]! < 128) ink++;
+    bands.push(ink);
+  }
+  return bands;
+}
+
+describe("a long card's text ends in a fade, on a whole line (issue 30, small ones)", { skip }, () => {
+  const server = useServer();
+
+  it('a cut text fades out on its last lines; a short one does not', async () => {
+    const owner = await setupOwner(server.url);
+    const long = Array.from({ length: 40 }, (_, index) => `Line ${index} of the long note`).join('\n');
+    await owner.post('/api/notes', { title: 'Long', content: long });
+    await owner.post('/api/notes', { title: 'Brief', content: 'One\nTwo\nThree' });
+    const context = await signedInContext(browser, owner);
+    const page = await context.newPage();
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(server.url);
+    const longText = card(page, 'Long').locator('.card-text');
+    await longText.waitFor();
+    await page.screenshot({ path: path.join(os.tmpdir(), 'web-keep-feel-card-fade.png') });
+    const cut = await inkPerLine(page, longText);
+    assert.equal(cut.length, 16, 'whole lines only');
+    // Full ink up top, fading towards the bottom, nearly none on the last line.
+    assert.ok(cut.at(-1)! < cut[0]! * 0.25, JSON.stringify(cut));
+    assert.ok(cut.at(-2)! < cut[0]! * 0.9, JSON.stringify(cut));
+    const brief = await inkPerLine(page, card(page, 'Brief').locator('.card-text'));
+    assert.equal(brief.length, 3);
+    assert.ok(brief.at(-1)! > brief[0]! * 0.6, `an uncut text does not fade: ${JSON.stringify(brief)}`);
+    await context.close();
   });
 });
