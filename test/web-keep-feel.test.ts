@@ -477,3 +477,35 @@ describe("a long card's text ends in a fade, on a whole line (issue 30, small on
     await context.close();
   });
 });
+
+describe('the open note\'s colours leave its "Edited" line readable (issue 30, small ones)', { skip }, () => {
+  const server = useServer();
+
+  it('the palette and the "Edited" line do not overlap, on a desktop and a phone', async () => {
+    const owner = await setupOwner(server.url);
+    await owner.post('/api/notes', { title: 'Painted', content: 'Some text\nand more' });
+    for (const options of [{}, PHONE]) {
+      const context = await signedInContext(browser, owner, options);
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await card(page, 'Painted').click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('button', { name: 'Background options' }).click();
+      const palette = dialog.getByRole('group', { name: 'Colors' });
+      await palette.getByRole('button', { name: 'Sage' }).waitFor();
+      const edited = dialog.getByText(/^Edited /);
+      const [a, b] = [(await palette.boundingBox())!, (await edited.boundingBox())!];
+      const overlap =
+        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+      await page.screenshot({
+        path: path.join(os.tmpdir(), `web-keep-feel-palette-${page.viewportSize()!.width}.png`),
+      });
+      assert.equal(overlap, false, `palette ${JSON.stringify(a)}, Edited ${JSON.stringify(b)}`);
+      await palette.getByRole('button', { name: 'Sage' }).click();
+      await eventually(async () =>
+        assert.equal((await owner.get<ServerNote[]>('/api/notes')).body[0]!.color, 'sage'),
+      );
+      await context.close();
+    }
+  });
+});
