@@ -509,3 +509,36 @@ describe('the open note\'s colours leave its "Edited" line readable (issue 30, s
     }
   });
 });
+
+describe('List view: Pinned and Others head the column of cards (issue 30, small ones)', { skip }, () => {
+  const server = useServer();
+
+  it("each heading starts at its cards' left edge", async () => {
+    const owner = await setupOwner(server.url);
+    await owner.post('/api/notes', { title: 'Pinned one', content: 'up top', pinned: true });
+    await owner.post('/api/notes', { title: 'Other one', content: 'below' });
+    const context = await signedInContext(browser, owner);
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await card(page, 'Pinned one').waitFor();
+    await page.getByRole('button', { name: 'List view' }).click();
+    await page.getByRole('button', { name: 'Grid view' }).waitFor();
+    for (const [heading, title] of [
+      ['Pinned', 'Pinned one'],
+      ['Others', 'Other one'],
+    ] as const) {
+      const text = (await page.getByRole('heading', { name: heading, level: 2 }).boundingBox())!;
+      const cardBox = (await card(page, title).boundingBox())!;
+      assert.ok(
+        text.x >= cardBox.x && text.x <= cardBox.x + 16,
+        `${heading} at ${text.x}, cards at ${cardBox.x}`,
+      );
+      assert.ok(
+        Math.abs(text.x + text.width - (cardBox.x + cardBox.width)) <= 16,
+        `${heading} spans the column`,
+      );
+    }
+    await page.screenshot({ path: path.join(os.tmpdir(), 'web-keep-feel-list-headings.png') });
+    await context.close();
+  });
+});
