@@ -432,7 +432,7 @@ describe('as good as Keep in the hand', { skip }, () => {
 });
 
 /** Dark pixels (text) in each line-high band of a screenshot of a card's text, top to bottom. */
-async function inkPerLine(page: Page, text: ReturnType<Page['locator']>): Promise<number[]> {
+async function inkPerLine(text: ReturnType<Page['locator']>): Promise<number[]> {
   const lineHeight = await text.evaluate((element) =>
     Number.parseFloat(getComputedStyle(element).lineHeight),
   );
@@ -466,12 +466,12 @@ describe("a long card's text ends in a fade, on a whole line (issue 30, small on
     const longText = card(page, 'Long').locator('.card-text');
     await longText.waitFor();
     await page.screenshot({ path: path.join(os.tmpdir(), 'web-keep-feel-card-fade.png') });
-    const cut = await inkPerLine(page, longText);
+    const cut = await inkPerLine(longText);
     assert.equal(cut.length, 16, 'whole lines only');
     // Full ink up top, fading towards the bottom, nearly none on the last line.
     assert.ok(cut.at(-1)! < cut[0]! * 0.25, JSON.stringify(cut));
     assert.ok(cut.at(-2)! < cut[0]! * 0.9, JSON.stringify(cut));
-    const brief = await inkPerLine(page, card(page, 'Brief').locator('.card-text'));
+    const brief = await inkPerLine(card(page, 'Brief').locator('.card-text'));
     assert.equal(brief.length, 3);
     assert.ok(brief.at(-1)! > brief[0]! * 0.6, `an uncut text does not fade: ${JSON.stringify(brief)}`);
     await context.close();
