@@ -12,27 +12,37 @@ import { type Clock, MonotonicClock } from './clock.js';
 import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
-import { openPostgres } from './db/postgres.js';
+import { onNoteChanges } from './db/noteChanges.js';
+import { openPostgres, postgresLocation } from './db/postgres.js';
 import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
-import type { DatabaseOptions, Db } from './db/types.js';
-import { errors } from './errors.js';
+import type { DatabaseOptions, Db, SchemaPolicy } from './db/types.js';
+import { AppError, errors } from './errors.js';
 import { apiKeyRoutes } from './features/apiKeys/routes.js';
 import { ApiKey } from './features/apiKeys/schemas.js';
 import { createApiKeysService } from './features/apiKeys/service.js';
 import { attachmentRoutes } from './features/attachments/routes.js';
 import { createAttachmentsService } from './features/attachments/service.js';
 import { attachmentStorageFor } from './features/attachments/storageFor.js';
+import { type IdentityProvider, openIdentityProvider } from './features/auth/identityProvider.js';
 import { authRoutes } from './features/auth/routes.js';
 import { createAuthService } from './features/auth/service.js';
+import { createSingleSignOnService } from './features/auth/singleSignOn.js';
 import { collaboratorRoutes } from './features/collaborators/routes.js';
 import { Collaborator } from './features/collaborators/schemas.js';
 import { createCollaboratorsService } from './features/collaborators/service.js';
 import { healthRoutes } from './features/health/routes.js';
 import { createHealthService } from './features/health/service.js';
+import { type HintBus, memoryBus, postgresBus, redisBus } from './features/live/bus.js';
+import { liveRoutes } from './features/live/routes.js';
+import { createLiveService } from './features/live/service.js';
 import { mcpRoutes } from './features/mcp/routes.js';
 import { createMcpSessionsService } from './features/mcp/service.js';
 import { noteRoutes } from './features/notes/routes.js';
 import { createNotesService } from './features/notes/service.js';
+import { createPushSender } from './features/reminders/push.js';
+import { reminderRoutes } from './features/reminders/routes.js';
+import { createReminderScheduler } from './features/reminders/scheduler.js';
+import { createRemindersService, reminderFields } from './features/reminders/service.js';
 import { revisionRoutes } from './features/revisions/routes.js';
 import { NoteRevision } from './features/revisions/schemas.js';
 import { createRevisionsService } from './features/revisions/service.js';
@@ -72,6 +82,7 @@ import type { Logger } from './logger.js';
 import { createNoteJsonCache } from './model/noteAnswers.js';
 import { newestUpdate } from './model/notes.js';
 import { Attachment, Note } from './shared/api/notes.js';
+import { Reminder } from './shared/api/reminders.js';
 import { APP_VERSION } from './version.js';
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024; // D-ERR-5
@@ -91,8 +102,22 @@ export function buildServices(deps: {
   /** scrypt cost for new password hashes; the production cost (D-AUTH-7) unless a test lowers it. */
   passwordCost?: ScryptCost;
   quota: StorageQuota;
+  /** The OpenID provider, when single sign-on is configured (the server; commands need none). */
+  identityProvider?: IdentityProvider;
+  /** Carries the live hints to every process (features/live/bus.ts); default: this process only. */
+  bus?: HintBus;
 }) {
   const passwords = createPasswordHasher(deps.passwordCost);
+  const singleSignOn = deps.identityProvider
+    ? createSingleSignOnService({
+        db: deps.db,
+        clock: deps.clock,
+        provider: deps.identityProvider,
+        displayName: deps.config.oidcDisplayName,
+        autoCreateUsers: deps.config.oidcAutoCreateUsers,
+        log: deps.log,
+      })
+    : null;
   const uploadDir = path.join(deps.config.dataDir, 'uploads');
   const attachments = createAttachmentsService({
     db: deps.db,
@@ -111,7 +136,23 @@ export function buildServices(deps: {
     trashRetentionDays: deps.config.trashRetentionDays,
     notesDeleted: [attachments.deleteFilesOf],
     noteJson,
+    personal: reminderFields,
   });
+  const push = createPushSender({
+    db: deps.db,
+    log: deps.log,
+    allowPrivateEndpoints: deps.config.pushAllowPrivateEndpoints,
+    subject:
+      deps.config.vapidSubject ??
+      (deps.config.publicUrl?.startsWith('https:') ? deps.config.publicUrl : 'mailto:admin@localhost'),
+  });
+  const auth = createAuthService({
+    ...deps,
+    passwords,
+    passwordLogin: deps.config.passwordLogin,
+    singleSignOn,
+  });
+  const apiKeys = createApiKeysService(deps);
   return {
     health: createHealthService({
       pingDatabase: deps.pingDatabase,
@@ -119,18 +160,35 @@ export function buildServices(deps: {
       attachments,
       log: deps.log,
     }),
-    auth: createAuthService({ ...deps, passwords }),
+    auth,
+    singleSignOn,
     users: createUsersService({ ...deps, notes, passwords }),
     notes,
     revisions: createRevisionsService(deps),
     attachments,
     collaborators: createCollaboratorsService(deps),
-    search: createSearchService({ ...deps, noteJson }),
+    search: createSearchService({ ...deps, noteJson, readers: notes }),
     tags: createTagsService(deps),
     sharing: createSharingService(deps),
-    apiKeys: createApiKeysService(deps),
+    apiKeys,
+    live: createLiveService({
+      db: deps.db,
+      bus: deps.bus ?? memoryBus(),
+      log: deps.log,
+      maxStreamsPerUser: deps.config.eventsMaxStreamsPerUser,
+      maxStreams: deps.config.eventsMaxStreams,
+      activeSessions: auth.activeSessions,
+      existingKeys: apiKeys.existingKeys,
+    }),
     mcpSessions: createMcpSessionsService(deps),
-    sync: createSyncService({ db: deps.db, clock: deps.clock, notes }),
+    sync: createSyncService({ db: deps.db, clock: deps.clock, notes, personal: reminderFields }),
+    reminders: createRemindersService({
+      db: deps.db,
+      clock: deps.clock,
+      allowPrivateEndpoints: deps.config.pushAllowPrivateEndpoints,
+    }),
+    push,
+    reminderScheduler: createReminderScheduler({ db: deps.db, clock: deps.clock, log: deps.log, push }),
     transfer: createTransferService({
       db: deps.db,
       notes,
@@ -193,13 +251,19 @@ function loggerOptions(config: Config, stream?: NodeJS.WritableStream): FastifyS
 /**
  * DATA_DIR's database with the storage quota enforced inside its writes, and the clock that
  * stamps writes, never behind the newest stored one (D-SYNC-2) nor, on PostgreSQL, behind an
- * X-Sync-Time any process has handed out (decision 0016): how the server and the commands open it.
+ * X-Sync-Time any process has handed out (decision 0016): how the server and the commands open
+ * it. Only the server's start migrates; by default the schema must already be this build's
+ * (commands, decision 0035).
  */
-export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQuery']) {
+export async function openDataDir(
+  config: Config,
+  opening: Pick<DatabaseOptions, 'onQuery' | 'waitForDatabase'> & { schema?: SchemaPolicy } = {},
+) {
   const quota = storageQuota(config.storageQuotaBytes);
   const clock = new MonotonicClock();
   const options: DatabaseOptions = {
-    onQuery,
+    schema: 'require-current',
+    ...opening,
     storageGrew: (_userId, bytes) => quota.check(bytes),
     storageQuotaBytes: config.storageQuotaBytes,
     clockFloor: (ms) => clock.advanceTo(ms),
@@ -209,6 +273,33 @@ export async function openDataDir(config: Config, onQuery?: DatabaseOptions['onQ
     : await openDatabase(config.dataDir, options);
   clock.advanceTo(await newestUpdate(database.db));
   return { database, quota, clock };
+}
+
+/**
+ * What this server runs on, for the start-up log line: version, database, Redis, attachment
+ * storage and the migrations this start ran. Never a password: URLs are reduced to where they point.
+ */
+export function deploymentSummary(config: Config, database: OpenDatabase) {
+  const redis = config.redisUrl === null ? null : new URL(config.redisUrl);
+  const summary = {
+    version: APP_VERSION,
+    database: config.databaseUrl
+      ? `PostgreSQL ${postgresLocation(config.databaseUrl)}`
+      : `SQLite ${path.join(config.dataDir, 'notes.db')}`,
+    redis: redis ? `${redis.hostname}:${redis.port || '6379'}${redis.pathname || '/0'}` : 'none',
+    attachments:
+      config.attachmentsDir ??
+      (config.databaseUrl ? 'in the database' : path.join(config.dataDir, 'attachments')),
+    migrationsRun: database.migrationsRun,
+  };
+  const migrations =
+    summary.migrationsRun.length === 0
+      ? 'schema up to date'
+      : `ran migrations ${summary.migrationsRun.join(', ')}`;
+  return {
+    summary,
+    message: `Keepsake Notes ${summary.version} on ${summary.database}; Redis: ${summary.redis}; attachments: ${summary.attachments}; ${migrations}`,
+  };
 }
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
@@ -223,10 +314,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           metrics?.observeQuery(durationMs);
         }
       : undefined;
-  const opened = await openDataDir(config, onQuery);
-  const { database, quota } = opened;
-  const clock = options.clock ?? opened.clock;
-
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config, options.logStream),
     // Fastify accepts a hop count at run time; its types only list the other forms.
@@ -239,12 +326,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     schemaController: { compilersFactory: { buildSerializer: buildCachedSerializers } },
     ...requestTimeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const opened = await openDataDir(config, {
+    onQuery,
+    schema: 'migrate',
+    waitForDatabase: {
+      seconds: config.databaseWaitSeconds,
+      retrying: (message) => app.log.warn(message),
+    },
+  });
+  const { database, quota } = opened;
+  const clock = options.clock ?? opened.clock;
+  const deployment = deploymentSummary(config, database);
+  app.log.info(deployment.summary, deployment.message);
 
   // First of all hooks: a request for an unknown host reaches nothing else (DNS rebinding).
   registerTrustedHosts(app, config);
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
   const redis = config.redisUrl === null ? undefined : await openRedis(app, config.redisUrl);
+  const identityProvider = await openSingleSignOn(app, config);
   app.decorate(
     'services',
     buildServices({
@@ -256,9 +356,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       log: app.log,
       passwordCost: options.passwordCost,
       quota,
+      identityProvider,
+      bus: await hintBus(app, config, database),
     }),
   );
   app.addHook('onClose', async () => database.close());
+  // Every committed note change goes to the live streams; they end before the server closes.
+  onNoteChanges(database.db, app.services.live.committed);
+  await app.services.live.start();
+  app.addHook('preClose', async () => app.services.live.close());
 
   // A JSON API: text/plain bodies are 415 like any other non-JSON type, not strings to validate.
   app.removeContentTypeParser('text/plain');
@@ -270,6 +376,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ErrorBody,
     Success,
     Attachment,
+    Reminder,
     Note,
     NoteRevision,
     UserProfile,
@@ -350,14 +457,37 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(tagRoutes);
   await app.register(revisionRoutes);
   await app.register(syncRoutes);
+  await app.register(liveRoutes);
   await app.register(sharingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(mcpRoutes);
   await app.register(transferRoutes);
+  await app.register(reminderRoutes);
   await registerWebApp(app, webBundle);
 
   startMaintenance(app, database);
+  await createConfiguredOwner(app, config);
+  startReminders(app);
   return app;
+}
+
+/**
+ * The owner account of OWNER_EMAIL and OWNER_PASSWORD, when there is no owner yet: an instance
+ * set up without the web app, which no one reaching it first can claim. Several processes
+ * starting at once create it once (setup checks again inside its transaction).
+ */
+async function createConfiguredOwner(app: FastifyInstance, config: Config): Promise<void> {
+  if (config.ownerPassword === null) return;
+  if (!(await app.services.auth.status(null)).setupRequired) return;
+  try {
+    await app.services.auth.createOwner({
+      password: config.ownerPassword,
+      email: config.ownerEmail ?? undefined,
+    });
+    app.log.info({ email: config.ownerEmail ?? '' }, 'created the owner account from OWNER_PASSWORD');
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'setup_completed')) throw err;
+  }
 }
 
 /**
@@ -407,6 +537,21 @@ async function openRedis(app: FastifyInstance, url: string) {
   return redis;
 }
 
+/** The OpenID provider of OIDC_ISSUER_URL, discovered in the background (decision 0036). */
+async function openSingleSignOn(app: FastifyInstance, config: Config) {
+  const { oidcIssuerUrl, oidcClientId, oidcClientSecret } = config;
+  if (oidcIssuerUrl === null || oidcClientId === null || oidcClientSecret === null) return undefined;
+  const provider = await openIdentityProvider({
+    issuerUrl: oidcIssuerUrl,
+    clientId: oidcClientId,
+    clientSecret: oidcClientSecret,
+    scopes: config.oidcScopes,
+    log: app.log,
+  });
+  app.addHook('onClose', async () => provider.close());
+  return provider;
+}
+
 /** Whether Redis answers now: no wait for a reconnection when it is known to be away. */
 async function redisAnswers(redis: Redis): Promise<boolean> {
   if (redis.status !== 'ready') return false;
@@ -424,6 +569,26 @@ async function redisAnswers(redis: Redis): Promise<boolean> {
 function sharedRateLimitStore(database: OpenDatabase, redis: Redis | undefined) {
   if (redis) return { store: redisRateLimitStore(redis) };
   return database.engine === 'postgres' ? { store: postgresRateLimitStore(database.db) } : {};
+}
+
+/** The reminder scheduler, from when the server is ready (catch-up first) until it closes. */
+function startReminders(app: FastifyInstance): void {
+  let stop: (() => Promise<void>) | undefined;
+  app.addHook('onReady', async () => {
+    stop = app.services.reminderScheduler.start();
+  });
+  // Before the database closes (onClose), so no tick runs on a closed one.
+  app.addHook('preClose', async () => stop?.());
+}
+
+/**
+ * The bus of the live hints (decision 0033): Redis pub/sub with REDIS_URL and PostgreSQL, else
+ * PostgreSQL's LISTEN/NOTIFY, else this process's memory (SQLite: one process).
+ */
+async function hintBus(app: FastifyInstance, config: Config, database: OpenDatabase): Promise<HintBus> {
+  if (database.engine !== 'postgres' || config.databaseUrl === null) return memoryBus();
+  if (config.redisUrl !== null) return redisBus(config.redisUrl, app.log);
+  return postgresBus(database.db, config.databaseUrl, app.log);
 }
 
 /**

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './shared/api/limits.js';
 
 /** Everything the server reads from its environment (D-OPS-1), validated once at start-up. */
 export interface Config {
@@ -12,7 +14,12 @@ export interface Config {
    * SQLite, the database itself on PostgreSQL (docs/decisions/0021-attachment-storage.md).
    */
   attachmentsDir: string | null;
-  /** Redis connection URL for the rate limits' counters; null: PostgreSQL's table, or memory on SQLite. */
+  /** Seconds the server's start keeps retrying an unreachable PostgreSQL before it gives up. */
+  databaseWaitSeconds: number;
+  /**
+   * Redis connection URL for the rate limits' counters and, with PostgreSQL, the live hints' bus;
+   * null: PostgreSQL's table (and LISTEN/NOTIFY), or memory on SQLite.
+   */
   redisUrl: string | null;
   /** Origin (scheme://host[:port]) used for share URLs and the cross-origin guard; null = the request's. */
   publicUrl: string | null;
@@ -42,6 +49,31 @@ export interface Config {
   maxImagePixels: number;
   /** Bytes of notes text and attachments each user may own; null: no quota (413 quota_exceeded). */
   storageQuotaBytes: number | null;
+  /** Push subscriptions may name http: and private-network endpoints (tests, LAN push servers). */
+  pushAllowPrivateEndpoints: boolean;
+  /** The VAPID contact push services see (RFC 8292 `sub`); null: PUBLIC_URL when https. */
+  vapidSubject: string | null;
+  /** The OpenID provider's issuer URL; null: no single sign-on (docs/deploy.md#single-sign-on). */
+  oidcIssuerUrl: string | null;
+  oidcClientId: string | null;
+  /** The client secret: OIDC_CLIENT_SECRET's, or the content of OIDC_CLIENT_SECRET_FILE. */
+  oidcClientSecret: string | null;
+  oidcClientSecretFile: string | null;
+  /** The sign-in button reads "Sign in with <oidcDisplayName>". */
+  oidcDisplayName: string;
+  oidcScopes: string;
+  /** A provider account with no account here gets one, instead of a refusal. */
+  oidcAutoCreateUsers: boolean;
+  /** false: only single sign-on, and the owner's recovery sign-in (docs/deploy.md#owner-recovery). */
+  passwordLogin: boolean;
+  /** Live streams (GET /api/events) one user may hold open on a process; more are 429. */
+  eventsMaxStreamsPerUser: number;
+  /** Live streams a process holds open in all; more are 429. */
+  eventsMaxStreams: number;
+  /** The owner account the server's start creates when there is none yet (with ownerPassword). */
+  ownerEmail: string | null;
+  /** The password of that owner account; null: the owner is created in the web app (setup). */
+  ownerPassword: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +88,11 @@ interface Setting<T> {
   fallback: string | null;
   /** How the default reads for a person, when it is not a plain value. */
   fallbackText?: string;
+  /**
+   * A secret: `<NAME>_FILE` may name a file holding the value instead (Docker and Podman
+   * secrets), and the setting's description says so.
+   */
+  secret?: boolean;
   parse(raw: string, name: string): T;
 }
 
@@ -85,7 +122,15 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       '`postgres://user:password@host:5432/database`: PostgreSQL (13+) holds the data instead of SQLite, attachments included unless `ATTACHMENTS_DIR` is set (docs/deploy.md)',
     fallback: null,
     fallbackText: 'SQLite in `DATA_DIR`',
+    secret: true,
     parse: parseDatabaseUrl,
+  },
+  databaseWaitSeconds: {
+    name: 'DATABASE_WAIT_SECONDS',
+    description:
+      'How long the server, starting, retries an unreachable PostgreSQL (a database that starts next to it) before it stops',
+    fallback: '60',
+    parse: (raw, name) => integer(name, raw, 0, 3600),
   },
   attachmentsDir: {
     name: 'ATTACHMENTS_DIR',
@@ -98,9 +143,10 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
   redisUrl: {
     name: 'REDIS_URL',
     description:
-      '`redis://[:password@]host:6379[/db]` (or `rediss://`): the rate limits (login, public shares) count in Redis instead of PostgreSQL, shared by every process (docs/deploy.md)',
+      '`redis://[:password@]host:6379[/db]` (or `rediss://`): the rate limits (login, public shares) count in Redis instead of PostgreSQL, shared by every process, and with `DATABASE_URL` the live hints travel by Redis pub/sub (docs/deploy.md)',
     fallback: null,
     fallbackText: 'PostgreSQL with `DATABASE_URL`, else memory',
+    secret: true,
     parse: (raw, name) => parseSecretUrl(raw, name, ['redis:', 'rediss:'], 'redis://:password@host:6379'),
   },
   publicUrl: {
@@ -157,6 +203,7 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       'Bearer token a scraper sends to read `/metrics`; without it only the instance owner (session or API key) may',
     fallback: null,
     fallbackText: 'none',
+    secret: true,
     parse: (raw, name) => {
       if (raw.length < 16)
         throw new ConfigError(`${name} must be at least 16 characters, so it cannot be guessed`);
@@ -188,6 +235,121 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
       return mebibytes === 0 ? null : mebibytes * 1024 * 1024;
     },
   },
+  pushAllowPrivateEndpoints: {
+    name: 'PUSH_ALLOW_PRIVATE_ENDPOINTS',
+    description:
+      'Send reminder pushes to `http:` and private-network push endpoints too (tests, a push server on your LAN); by default only `https:` on public addresses (docs/reminders.md)',
+    fallback: 'false',
+    parse: (raw, name) => oneOf(name, raw, ['true', 'false']) === 'true',
+  },
+  vapidSubject: {
+    name: 'VAPID_SUBJECT',
+    description:
+      'Contact for push services, `mailto:admin@example.com` or an `https:` URL (Web Push VAPID `sub`)',
+    fallback: null,
+    fallbackText: '`PUBLIC_URL` if https, else `mailto:admin@localhost`',
+    parse: (raw, name) => {
+      if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(raw))
+        throw new ConfigError(`${name} must be a mailto: address or an https: URL, got "${raw}"`);
+      return raw;
+    },
+  },
+  oidcIssuerUrl: {
+    name: 'OIDC_ISSUER_URL',
+    description:
+      "OpenID Connect provider's issuer, e.g. `https://auth.example.com/realms/home`: single sign-on with it (docs/deploy.md#single-sign-on)",
+    fallback: null,
+    fallbackText: 'no single sign-on',
+    parse: parseIssuerUrl,
+  },
+  oidcClientId: {
+    name: 'OIDC_CLIENT_ID',
+    description: 'Client id registered at the provider (required with `OIDC_ISSUER_URL`)',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => nonEmpty(name, raw),
+  },
+  oidcClientSecret: {
+    name: 'OIDC_CLIENT_SECRET',
+    description: 'Client secret registered at the provider; or `OIDC_CLIENT_SECRET_FILE`',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => nonEmpty(name, raw),
+  },
+  oidcClientSecretFile: {
+    name: 'OIDC_CLIENT_SECRET_FILE',
+    description: 'File holding the client secret (a Docker or systemd secret), read at start-up',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => path.resolve(nonEmpty(name, raw)),
+  },
+  oidcDisplayName: {
+    name: 'OIDC_DISPLAY_NAME',
+    description: 'Name on the sign-in button: "Sign in with <name>"',
+    fallback: 'Single sign-on',
+    parse: (raw, name) => nonEmpty(name, raw).trim().slice(0, 100),
+  },
+  oidcScopes: {
+    name: 'OIDC_SCOPES',
+    description: 'Space-separated scopes asked of the provider; must include `openid`',
+    fallback: 'openid email profile',
+    parse: parseScopes,
+  },
+  oidcAutoCreateUsers: {
+    name: 'OIDC_AUTO_CREATE_USERS',
+    description:
+      'A provider account with no account here gets one at its first sign-on (`true`), instead of a refusal (`false`)',
+    fallback: 'false',
+    parse: (raw, name) => oneOf(name, raw, ['true', 'false']) === 'true',
+  },
+  passwordLogin: {
+    name: 'PASSWORD_LOGIN',
+    description:
+      "`false` hides and refuses password sign-in, except the owner's recovery sign-in (docs/deploy.md#owner-recovery)",
+    fallback: 'true',
+    parse: (raw, name) => oneOf(name, raw, ['true', 'false']) === 'true',
+  },
+  eventsMaxStreamsPerUser: {
+    name: 'EVENTS_MAX_STREAMS_PER_USER',
+    description:
+      'Live streams (`GET /api/events`) one user may hold open on a server process; more are refused with 429 (docs/sync.md#live-hints)',
+    fallback: '32',
+    parse: (raw, name) => integer(name, raw, 1, 10_000),
+  },
+  eventsMaxStreams: {
+    name: 'EVENTS_MAX_STREAMS',
+    description:
+      'Live streams a server process holds open for all users together; more are refused with 429 (each holds a connection and ~10 KiB)',
+    fallback: '10000',
+    parse: (raw, name) => integer(name, raw, 1, 1_000_000),
+  },
+  ownerEmail: {
+    name: 'OWNER_EMAIL',
+    description:
+      'Email of the owner account created at start when there is none yet (with `OWNER_PASSWORD`); the owner may also sign in without it',
+    fallback: null,
+    fallbackText: 'none',
+    parse: (raw, name) => {
+      if (!/^[^\s@]+@[^\s@]+$/.test(raw.trim())) throw new ConfigError(`${name} must be an email address`);
+      return raw.trim();
+    },
+  },
+  ownerPassword: {
+    name: 'OWNER_PASSWORD',
+    description:
+      'Password of the owner account created at start when there is none yet, so that no one else can claim the instance first; ignored once an owner exists',
+    fallback: null,
+    fallbackText: 'the web app asks for it',
+    secret: true,
+    parse: (raw, name) => {
+      if (raw.length < MIN_PASSWORD_LENGTH || raw.length > MAX_PASSWORD_LENGTH) {
+        throw new ConfigError(
+          `${name} must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,
+        );
+      }
+      return raw;
+    },
+  },
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -199,10 +361,15 @@ export const configVariableNames: readonly string[] = settingList().map((s) => s
 
 const shownFallback = (s: Setting<unknown>) => s.fallbackText ?? s.fallback ?? '';
 
+/** The description, with the `_FILE` variant named for a secret. */
+const describeSetting = (s: Setting<unknown>) =>
+  s.secret ? `${s.description}; or \`${s.name}_FILE\`: a file holding it` : s.description;
+
 export function configHelp(): string {
   const width = Math.max(...configVariableNames.map((name) => name.length)) + 2;
   const lines = settingList().map(
-    (s) => `  ${s.name.padEnd(width)}${s.description.replaceAll('`', '')} (default: ${shownFallback(s)})`,
+    (s) =>
+      `  ${s.name.padEnd(width)}${describeSetting(s).replaceAll('`', '')} (default: ${shownFallback(s)})`,
   );
   return ['Usage: node dist/main.js [--help]', '', 'Environment variables:', ...lines].join('\n');
 }
@@ -211,7 +378,7 @@ export function configHelp(): string {
 export function configMarkdownTable(): string {
   const rows = settingList().map((s) => {
     const fallback = s.fallbackText ?? `\`${s.fallback}\``;
-    return `| \`${s.name}\` | ${fallback} | ${s.description} |`;
+    return `| \`${s.name}\` | ${fallback} | ${describeSetting(s)} |`;
   });
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
@@ -220,12 +387,83 @@ export function configMarkdownTable(): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Partial<Record<keyof Config, unknown>> = {};
   for (const [key, setting] of Object.entries(settings) as [keyof Config, Setting<unknown>][]) {
-    const given = env[setting.name];
+    const given = setting.secret ? secretValue(env, setting.name) : env[setting.name];
     // A variable without a default is unset when empty too (PUBLIC_URL= in a compose file).
     const raw = setting.fallback === null && given === '' ? null : (given ?? setting.fallback);
     config[key] = raw === null ? null : setting.parse(raw, setting.name);
   }
-  return config as Config;
+  if (config.ownerEmail !== null && config.ownerPassword === null) {
+    throw new ConfigError(
+      'OWNER_EMAIL needs OWNER_PASSWORD (or OWNER_PASSWORD_FILE) to create the owner with',
+    );
+  }
+  return checkSingleSignOn(config as Config);
+}
+
+/** The OIDC variables go together: an issuer needs a client id and one way to its secret. */
+function checkSingleSignOn(config: Config): Config {
+  const secrets = [config.oidcClientSecret, config.oidcClientSecretFile].filter((s) => s !== null);
+  if (config.oidcIssuerUrl === null) {
+    if (config.oidcClientId !== null || secrets.length > 0)
+      throw new ConfigError('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET need OIDC_ISSUER_URL');
+    if (!config.passwordLogin)
+      throw new ConfigError('PASSWORD_LOGIN=false needs single sign-on (OIDC_ISSUER_URL)');
+    return config;
+  }
+  if (config.oidcClientId === null) throw new ConfigError('OIDC_ISSUER_URL needs OIDC_CLIENT_ID');
+  if (secrets.length !== 1)
+    throw new ConfigError('OIDC_ISSUER_URL needs one of OIDC_CLIENT_SECRET or OIDC_CLIENT_SECRET_FILE');
+  if (config.oidcClientSecretFile === null) return config;
+  let secret: string;
+  try {
+    secret = readFileSync(config.oidcClientSecretFile, 'utf8').trim();
+  } catch (err) {
+    throw new ConfigError(
+      `OIDC_CLIENT_SECRET_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  if (secret === '') throw new ConfigError('OIDC_CLIENT_SECRET_FILE is empty');
+  return { ...config, oidcClientSecret: secret };
+}
+
+function parseIssuerUrl(raw: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL like https://auth.example.com, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError(`${name} must use https (or http on a private network), got "${raw}"`);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    throw new ConfigError(`${name} must be the issuer URL alone (no query, fragment or credentials)`);
+  return url.href;
+}
+
+function parseScopes(raw: string, name: string): string {
+  const scopes = raw.split(/\s+/).filter((scope) => scope !== '');
+  if (!scopes.includes('openid')) throw new ConfigError(`${name} must include openid, got "${raw}"`);
+  if (scopes.some((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)))
+    throw new ConfigError(`${name} must be scope names separated by spaces, got "${raw}"`);
+  return scopes.join(' ');
+}
+
+/**
+ * A secret's value: the variable itself, or the contents of the file `<NAME>_FILE` names (its
+ * one trailing newline removed), never both. A refusal names the file, never the value.
+ */
+function secretValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const file = env[`${name}_FILE`];
+  if (file === undefined || file === '') return env[name];
+  if (env[name] !== undefined && env[name] !== '') {
+    throw new ConfigError(`Set either ${name} or ${name}_FILE, not both`);
+  }
+  try {
+    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`${name}_FILE names "${file}", which cannot be read (${reason})`);
+  }
 }
 
 function parseDatabaseUrl(raw: string, name: string): string {

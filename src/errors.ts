@@ -32,10 +32,23 @@ export const ERROR_CODES = {
   bad_request: [400, 'Another malformed request (the status may be another 4xx the HTTP layer gives)'],
   unauthenticated: [401, 'No, an expired or an invalid session or API key'],
   invalid_credentials: [401, 'Login: wrong email or password'],
+  sso_failed: [
+    400,
+    "Single sign-on: the provider's answer failed a check (state, code, ID token) or came too late; start again",
+  ],
   forbidden: [403, 'You can see the resource but may not do this (e.g. a collaborator deleting)'],
   insufficient_scope: [403, 'A read-only API key tried to write'],
   cross_origin: [403, 'A cookie-authenticated write came from another origin'],
   wrong_password: [403, 'Password change: the current password is not correct'],
+  password_login_disabled: [403, 'Login: `PASSWORD_LOGIN=false`, sign in with single sign-on'],
+  sso_no_account: [
+    403,
+    'Single sign-on: the provider account has no account here (and `OIDC_AUTO_CREATE_USERS` is off)',
+  ],
+  sso_email_unverified: [
+    403,
+    'Single sign-on: the provider does not say the email is verified, so it links to no account',
+  ],
   note_not_found: [404, 'No such note, or one you cannot see: ids never leak'],
   route_not_found: [404, 'No such endpoint'],
   user_not_found: [404, 'No such user'],
@@ -46,6 +59,8 @@ export const ERROR_CODES = {
   collaborator_not_found: [404, 'The user is not a collaborator of the note'],
   checklist_item_not_found: [404, 'MCP `set_checklist_item`: no such checklist item'],
   share_not_found: [404, 'The public link does not exist or was revoked'],
+  feed_not_found: [404, 'The reminders calendar feed does not exist or was replaced'],
+  sso_not_configured: [404, 'Single sign-on is not configured here (`OIDC_ISSUER_URL`)'],
   oauth_not_supported: [404, 'MCP clients: there is no OAuth here; send an API key (docs/mcp.md)'],
   method_not_allowed: [405, 'The endpoint does not take this method'],
   request_timeout: [
@@ -81,6 +96,7 @@ export const ERROR_CODES = {
     503,
     'The database (or Redis, for sign-ins and public shares) cannot be reached right now; try again after `Retry-After` seconds. A write answered so may or may not have been stored',
   ],
+  sso_unavailable: [503, 'Single sign-on: the identity provider cannot be reached yet; try again later'],
   unhealthy: [
     503,
     'The health check failed: the message says whether the database or the file storage; `Retry-After` as for `unavailable`',
@@ -155,6 +171,31 @@ export const errors = {
   unauthenticated: (message = 'Authentication required', headers?: Record<string, string>) =>
     new AppError('unauthenticated', message, undefined, headers),
   invalidCredentials: () => new AppError('invalid_credentials', 'Wrong email or password'),
+  passwordLoginDisabled: () =>
+    new AppError(
+      'password_login_disabled',
+      'Password sign-in is turned off here: sign in with single sign-on',
+    ),
+  ssoNotConfigured: () => new AppError('sso_not_configured', 'Single sign-on is not configured here'),
+  ssoUnavailable: () =>
+    new AppError(
+      'sso_unavailable',
+      'The identity provider cannot be reached right now; try again in a minute',
+      undefined,
+      retryAfterOutage,
+    ),
+  ssoFailed: (why: string) =>
+    new AppError('sso_failed', `Single sign-on did not complete: ${why}. Start again.`),
+  ssoNoAccount: () =>
+    new AppError(
+      'sso_no_account',
+      'Your account at the identity provider has no account here. Ask the owner of this instance to add you (with the same email).',
+    ),
+  ssoEmailUnverified: () =>
+    new AppError(
+      'sso_email_unverified',
+      'The identity provider does not say your email address is verified, so it cannot be linked to an account here.',
+    ),
   forbidden: (message = 'You may not do this') => new AppError('forbidden', message),
   insufficientScope: () =>
     new AppError('insufficient_scope', 'This API key may only read; this action needs notes:write'),
@@ -172,6 +213,7 @@ export const errors = {
   checklistItemNotFound: (message: string) => new AppError('checklist_item_not_found', message),
   shareNotFound: () =>
     new AppError('share_not_found', 'This shared note does not exist or is no longer shared'),
+  feedNotFound: () => new AppError('feed_not_found', 'No such calendar feed'),
   noteExists: () => new AppError('note_exists', 'A note with this id already exists'),
   emailTaken: () => new AppError('email_taken', 'Another user already has this email'),
   alreadyCollaborator: () => new AppError('already_collaborator', 'This user is already a collaborator'),

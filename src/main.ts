@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { commandsHelp, runCommand } from './cli/commands.js';
 import { ConfigError, configHelp, loadConfig } from './config.js';
+import { startFailure } from './startFailure.js';
 
 const [command = 'serve', ...args] = process.argv.slice(2);
 
@@ -22,7 +23,11 @@ try {
 
 if (command !== 'serve') process.exit(await runCommand(command, args, config));
 
-const app = await buildApp(config);
+const app = await buildApp(config).catch((err: unknown) => {
+  const failure = startFailure(err);
+  console.error(failure.message);
+  process.exit(failure.exitCode);
+});
 
 // D-OPS-2: stop accepting, finish requests in flight, close the database cleanly.
 let stopping = false;

@@ -59,6 +59,8 @@ describe('POST /api/auth/setup', () => {
       setupRequired: false,
       authenticated: true,
       user: { id: 1, email: 'Owner@Example.com', displayName: 'Ada', isOwner: true },
+      passwordLogin: true,
+      singleSignOn: null,
     });
   });
 
@@ -85,7 +87,13 @@ describe('GET /api/auth/status', () => {
   it('reports setupRequired on a fresh instance and no user without a session (D-AUTH-6)', async () => {
     const server = await startServer();
     const response = await clientOf(server).get('/api/auth/status');
-    assert.deepEqual(response.body, { setupRequired: true, authenticated: false, user: null });
+    assert.deepEqual(response.body, {
+      setupRequired: true,
+      authenticated: false,
+      user: null,
+      passwordLogin: true,
+      singleSignOn: null,
+    });
     await server.close();
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -400,5 +401,72 @@ describe('backup snapshot and attachment files agree', sqliteOnly, () => {
     assert.deepEqual(manifest.missingFiles, [], 'no row without its file');
     assert.ok(!filesOf(manifest).includes(fleeting));
     assert.equal(manifest.database.counts.attachments, 2, 'the second snapshot, taken after the delete');
+  });
+});
+
+describe('backup run by cron (docs/backup.md, exit codes)', sqliteOnly, () => {
+  let server: TestServer;
+  let folder: string;
+  const leftovers = () =>
+    fs.readdirSync(server.dataDir).filter((name) => name.startsWith('.backup-') || name.endsWith('.partial'));
+  before(async () => {
+    server = await startServer();
+    folder = tempFolder();
+    const owner = await ownerClientFor(server);
+    // ~15 MiB of text that deflate cannot shrink much: a backup that takes a moment.
+    for (let i = 0; i < 10; i++) {
+      const content = randomBytes(750_000).toString('base64');
+      assert.equal((await owner.post('/api/notes', { content })).status, 201);
+    }
+  });
+  after(async () => {
+    await server.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('refuses a target folder that does not exist in one sentence, exit code 1, leaving nothing', async () => {
+    const missing = path.join(folder, 'not-mounted', 'notes.zip');
+    const { code, output } = await run(server, 'backup', missing);
+    assert.equal(code, 1, output);
+    assert.equal(output, `The folder ${path.dirname(missing)} does not exist: create it (or mount it) first`);
+    assert.deepEqual(leftovers(), []);
+  });
+
+  it('leaves no snapshot in DATA_DIR and no partial archive when stopped by a signal', async () => {
+    const file = path.join(folder, 'interrupted.zip');
+    const child = spawn(process.execPath, mainArguments('backup', file), {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = once(child, 'exit');
+    // Stopped once its work has begun (its snapshot folder exists).
+    while (leftovers().length === 0 && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    assert.equal(code, 143, output);
+    assert.match(output, /Backup interrupted by SIGTERM; nothing was left behind/);
+    assert.deepEqual(leftovers(), []);
+    assert.deepEqual(fs.readdirSync(folder), []);
+  });
+
+  it("removes a day-old snapshot a killed backup left, and keeps a running one's", async () => {
+    const killed = path.join(server.dataDir, '.backup-killed');
+    const running = path.join(server.dataDir, '.backup-running');
+    fs.mkdirSync(killed);
+    fs.mkdirSync(running);
+    const dayAgo = (Date.now() - 25 * 60 * 60 * 1000) / 1000;
+    fs.utimesSync(killed, dayAgo, dayAgo);
+    const { code, output } = await run(server, 'backup', path.join(folder, 'after.zip'));
+    assert.equal(code, 0, output);
+    assert.match(output, /Removed what an earlier, killed backup had left in DATA_DIR/);
+    assert.deepEqual(leftovers(), ['.backup-running']);
+    fs.rmSync(running, { recursive: true });
   });
 });

@@ -31,10 +31,12 @@ await build({
   entryPoints: [...testFiles, 'src/main.ts'],
   outdir: OUT_DIR,
   outbase: '.',
-  // The OpenAPI test's tools (the TypeScript compiler reads __filename) stay out of it too.
+  // The OpenAPI test's tools (the TypeScript compiler reads __filename) and the tests' OpenID
+  // provider stay out of it too.
   external: [
     ...SERVER_BUNDLE_OPTIONS.external,
     'playwright-core',
+    'oidc-provider',
     'typescript',
     'openapi-typescript',
     '@redocly/openapi-core',

@@ -1,10 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { commandsHelp } from '../src/cli/commands.js';
-import { configHelp, configMarkdownTable, configVariableNames, loadConfig } from '../src/config.js';
+import {
+  ConfigError,
+  configHelp,
+  configMarkdownTable,
+  configVariableNames,
+  loadConfig,
+} from '../src/config.js';
 import { mainArguments } from './helpers/server.js';
 
 describe('configuration (D-OPS-1)', () => {
@@ -44,6 +51,17 @@ describe('configuration (D-OPS-1)', () => {
       CORS_ORIGINS: ' https://App.example.com/, http://localhost:80 ,chrome-extension://abcdefgh,',
       MAX_IMAGE_PIXELS: '1000000',
       STORAGE_QUOTA_MB: '512',
+      PUSH_ALLOW_PRIVATE_ENDPOINTS: 'TRUE',
+      VAPID_SUBJECT: 'mailto:admin@example.com',
+      OIDC_ISSUER_URL: 'https://auth.example.com/realms/home',
+      OIDC_CLIENT_ID: 'notes',
+      OIDC_CLIENT_SECRET: 'client secret',
+      OIDC_DISPLAY_NAME: ' Household ID ',
+      OIDC_SCOPES: ' openid  email groups ',
+      OIDC_AUTO_CREATE_USERS: 'TRUE',
+      PASSWORD_LOGIN: 'false',
+      EVENTS_MAX_STREAMS_PER_USER: '8',
+      EVENTS_MAX_STREAMS: '500',
     });
     assert.deepEqual(config, {
       port: 8080,
@@ -64,6 +82,21 @@ describe('configuration (D-OPS-1)', () => {
       corsOrigins: ['https://app.example.com', 'http://localhost', 'chrome-extension://abcdefgh'],
       maxImagePixels: 1_000_000,
       storageQuotaBytes: 512 * 1024 * 1024,
+      pushAllowPrivateEndpoints: true,
+      vapidSubject: 'mailto:admin@example.com',
+      oidcIssuerUrl: 'https://auth.example.com/realms/home',
+      oidcClientId: 'notes',
+      oidcClientSecret: 'client secret',
+      oidcClientSecretFile: null,
+      oidcDisplayName: 'Household ID',
+      oidcScopes: 'openid email groups',
+      oidcAutoCreateUsers: true,
+      passwordLogin: false,
+      eventsMaxStreamsPerUser: 8,
+      eventsMaxStreams: 500,
+      databaseWaitSeconds: 60,
+      ownerEmail: null,
+      ownerPassword: null,
     });
     assert.equal(loadConfig({ STORAGE_QUOTA_MB: '0' }).storageQuotaBytes, null);
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
@@ -98,6 +131,9 @@ describe('configuration (D-OPS-1)', () => {
       { DATABASE_URL: 'notes@db/notes' },
       { REDIS_URL: 'postgres://db/notes' },
       { REDIS_URL: 'cache:6379' },
+      { PUSH_ALLOW_PRIVATE_ENDPOINTS: 'yes' },
+      { VAPID_SUBJECT: 'admin@example.com' },
+      { VAPID_SUBJECT: 'http://notes.example.com' },
     ];
     for (const env of bad) {
       const [name] = Object.keys(env);
@@ -115,6 +151,51 @@ describe('configuration (D-OPS-1)', () => {
           return true;
         },
       );
+    }
+  });
+
+  it('reads each secret from <NAME>_FILE (Docker and Podman secrets), validated like the variable', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'notes-secrets-'));
+    const file = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    try {
+      const config = loadConfig({
+        DATABASE_URL_FILE: file('db', 'postgres://notes:s3cret@db:5432/notes\n'),
+        REDIS_URL_FILE: file('redis', 'redis://:s3cret@cache:6379/1'),
+        METRICS_TOKEN_FILE: file('token', 'a-token-of-32-characters-or-so!!\n'),
+        OWNER_EMAIL: 'me@example.com',
+        OWNER_PASSWORD_FILE: file('owner', 'correct horse battery\n'),
+      });
+      assert.equal(config.databaseUrl, 'postgres://notes:s3cret@db:5432/notes');
+      assert.equal(config.redisUrl, 'redis://:s3cret@cache:6379/1');
+      assert.equal(config.metricsToken, 'a-token-of-32-characters-or-so!!');
+      assert.equal(config.ownerPassword, 'correct horse battery');
+      const refusals: [Record<string, string>, RegExp][] = [
+        [{ DATABASE_URL_FILE: file('bad', 'mysql://root:s3cret@db/notes') }, /DATABASE_URL must start with/],
+        [{ METRICS_TOKEN_FILE: file('short', 'short') }, /METRICS_TOKEN must be at least 16/],
+        [
+          { REDIS_URL_FILE: path.join(dir, 'missing') },
+          /REDIS_URL_FILE names ".*missing", which cannot be read \(ENOENT\)/,
+        ],
+        [
+          { DATABASE_URL: 'postgres://a@b/c', DATABASE_URL_FILE: file('db2', 'postgres://a@b/c') },
+          /Set either DATABASE_URL or DATABASE_URL_FILE, not both/,
+        ],
+        [{ OWNER_PASSWORD_FILE: file('weak', 'short\n') }, /OWNER_PASSWORD must be 8 to 1024 characters/],
+        [{ OWNER_EMAIL: 'me@example.com' }, /OWNER_EMAIL needs OWNER_PASSWORD/],
+      ];
+      for (const [env, message] of refusals) {
+        assert.throws(
+          () => loadConfig(env),
+          (err: Error) =>
+            err instanceof ConfigError && message.test(err.message) && !/s3cret/.test(err.message),
+          JSON.stringify(env),
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -13,14 +13,23 @@ import {
 import { createApiKey, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
-const READ_TOOLS = ['get_note', 'list_note_revisions', 'list_notes', 'list_tags', 'search_notes'];
+const READ_TOOLS = [
+  'get_note',
+  'list_note_revisions',
+  'list_notes',
+  'list_reminders',
+  'list_tags',
+  'search_notes',
+];
 const WRITE_TOOLS = [
   'append_to_note',
   'archive_note',
+  'clear_reminder',
   'create_note',
   'delete_note',
   'restore_note',
   'set_checklist_item',
+  'set_reminder',
   'trash_note',
   'update_note',
 ];
@@ -186,6 +195,45 @@ describe('POST /api/mcp tools (D-MCP-3)', () => {
     );
     assert.equal((await owner.get(`/api/notes/${created.id}`)).body.title, 'Final');
     assert.match(await callFailing('update_note', { id: MISSING_ID, title: 'x' }), /not found/i);
+  });
+
+  it('set_reminder, list_reminders and clear_reminder act on the key user’s own reminder', async () => {
+    const created = (await call('create_note', { title: 'Call mum' })).note;
+    assert.equal(created.reminder, null);
+    const set = await call('set_reminder', {
+      noteId: created.id,
+      at: '2030-04-02T18:00:00+02:00',
+      repeat: 'weekly',
+      timeZone: 'Europe/Berlin',
+    });
+    assert.deepEqual(set.reminder, {
+      at: '2030-04-02T16:00:00.000Z',
+      repeat: 'weekly',
+      timeZone: 'Europe/Berlin',
+      nextAt: '2030-04-02T16:00:00.000Z',
+    });
+    assert.deepEqual((await owner.get(`/api/notes/${created.id}`)).body.reminder, set.reminder);
+    assert.deepEqual((await call('get_note', { id: created.id })).note.reminder, set.reminder);
+    const { reminders } = await call('list_reminders');
+    assert.deepEqual(
+      reminders.map((r: { noteId: string; title: string }) => [r.noteId, r.title]),
+      [[created.id, 'Call mum']],
+    );
+    assert.match(
+      await callFailing('set_reminder', {
+        noteId: created.id,
+        at: '2030-04-02T18:00:00+02:00',
+        timeZone: 'Mars/Base',
+      }),
+      /time zone/i,
+    );
+    assert.match(
+      await callFailing('set_reminder', { noteId: MISSING_ID, at: '2030-04-02T18:00:00Z' }),
+      /not found/i,
+    );
+    await call('clear_reminder', { noteId: created.id });
+    assert.deepEqual((await call('list_reminders')).reminders, []);
+    assert.equal((await owner.get(`/api/notes/${created.id}`)).body.reminder, null);
   });
 
   it('append_to_note adds text on a new line and keeps the rest', async () => {

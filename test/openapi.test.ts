@@ -7,6 +7,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { clientOf, createApiKey, setupOwner } from './helpers/client.js';
+import { openEvents } from './helpers/events.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 type Schema = Record<string, any>;
@@ -55,6 +56,14 @@ function smallestValueOf(schema: Schema): unknown {
 }
 
 const needsCredentials = (op: Schema) => op.security.length > 0;
+/** An endless stream's status, read over a socket that is then closed (injecting it never ends). */
+async function eventStreamStatus(url: string, headers: Record<string, string>) {
+  const stream = await openEvents(url, headers);
+  stream.close();
+  return { status: stream.status, body: undefined as Schema | undefined, text: '' };
+}
+const isEventStream = (op: Schema) => op.responses['200']?.content?.['text/event-stream'] !== undefined;
+
 const acceptsKey = (op: Schema) => op.security.some((r: Schema) => 'apiKey' in r);
 /** The API key scopes an operation declares it needs. */
 const keyScopes = (op: Schema): string[] => op.security.flatMap((r: Schema) => r.apiKey ?? []);
@@ -131,7 +140,9 @@ describe('OpenAPI document (D-OPS-5)', () => {
       assert.ok(declared.includes(String(bare.status)), `${method} ${route}: ${bare.status} undeclared`);
       assert.equal(bare.status === 401, needsCredentials(op), `${method} ${route} without credentials`);
 
-      const keyed = await anonymous.request(method, url, { headers: { authorization: `Bearer ${key}` } });
+      const keyed = isEventStream(op)
+        ? await eventStreamStatus(server.url, { authorization: `Bearer ${key}` })
+        : await anonymous.request(method, url, { headers: { authorization: `Bearer ${key}` } });
       assert.ok(declared.includes(String(keyed.status)), `${method} ${route}: ${keyed.status} undeclared`);
       if (needsCredentials(op)) {
         assert.equal(keyed.status === 401, !acceptsKey(op), `${method} ${route} with an API key`);
@@ -153,10 +164,12 @@ describe('OpenAPI document (D-OPS-5)', () => {
           .filter((p: Schema) => p.in === 'query' && p.required)
           .map((p: Schema) => [p.name, p.schema.format === 'uuid' ? MISSING_ID : '1']),
       );
-      const response = await reader.request(method, `${urlOf(route)}${query.size > 0 ? `?${query}` : ''}`, {
-        headers: { authorization: `Bearer ${readOnlyKey}` },
-        ...(json ? { json } : {}),
-      });
+      const response = isEventStream(op)
+        ? await eventStreamStatus(server.url, { authorization: `Bearer ${readOnlyKey}` })
+        : await reader.request(method, `${urlOf(route)}${query.size > 0 ? `?${query}` : ''}`, {
+            headers: { authorization: `Bearer ${readOnlyKey}` },
+            ...(json ? { json } : {}),
+          });
       const refused = response.status === 403 && response.body?.code === 'insufficient_scope';
       assert.equal(
         refused,
@@ -176,8 +189,10 @@ describe('OpenAPI document (D-OPS-5)', () => {
       const statuses = Object.keys(op.responses).filter((status) => status.startsWith('4'));
       for (const status of statuses) {
         const content = op.responses[status].content;
-        // The share page answers people with pages; the MCP transport's refusals are JSON-RPC errors.
-        if (route.startsWith('/s/')) assert.ok(content['text/html'], `${route} ${status} is a page`);
+        // The share page and the single sign-on routes answer people (browsers) with pages; the
+        // MCP transport's refusals are JSON-RPC errors.
+        if (route.startsWith('/s/') || route.startsWith('/api/auth/oidc/'))
+          assert.ok(content['text/html'], `${route} ${status} is a page`);
         else if (route === '/api/mcp' && ['404', '405', '406'].includes(status)) continue;
         else assert.ok(errorSchema(content['application/json'].schema), `${method} ${route} ${status}`);
       }

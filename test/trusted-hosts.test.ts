@@ -117,8 +117,8 @@ describe('requests for a host the server does not know (no PUBLIC_URL, no ALLOWE
 });
 
 describe('requests for a host the server does not know (PUBLIC_URL and ALLOWED_HOSTS)', () => {
-  const statusFor = async (server: TestServer, headers: Record<string, string>) =>
-    (await rawRequest(server.url, 'GET', '/api/health', { headers })).status;
+  const statusFor = async (server: TestServer, headers: Record<string, string>, path = '/api/auth/status') =>
+    (await rawRequest(server.url, 'GET', path, { headers })).status;
 
   it('answers only PUBLIC_URL’s host (any port) and the ALLOWED_HOSTS entries (their port)', async () => {
     const server = await startServer({
@@ -168,6 +168,32 @@ describe('requests for a host the server does not know (PUBLIC_URL and ALLOWED_H
       );
     } finally {
       await Promise.all([proxied.close(), direct.close()]);
+    }
+  });
+
+  it('answers a local health probe (loopback name, loopback connection), and only /api/health', async () => {
+    const server = await startServer({ env: { PUBLIC_URL: 'https://notes.example.com' } });
+    try {
+      for (const host of [
+        'localhost',
+        `localhost:${port(server)}`,
+        `127.0.0.1:${port(server)}`,
+        '[::1]:3000',
+      ]) {
+        assert.equal(await statusFor(server, { host }, '/api/health'), 200, host);
+        assert.equal(await statusFor(server, { host }, '/api/health?probe=1'), 200, host);
+        assert.equal(await statusFor(server, { host }), 421, `${host}: any other route`);
+      }
+      for (const host of [
+        'notes.localhost',
+        'localhost.attacker.example',
+        '192.168.1.20',
+        'attacker.example',
+      ]) {
+        assert.equal(await statusFor(server, { host }, '/api/health'), 421, host);
+      }
+    } finally {
+      await server.close();
     }
   });
 });

@@ -33,6 +33,7 @@ function serverNote(index: number, fields: Partial<ServerNote> = {}): ServerNote
     createdAt: `2026-01-${day}T00:00:00.000Z`,
     updatedAt: `2026-01-${day}T00:00:00.000Z`,
     version: 1,
+    reminder: null,
     tags: [],
     attachments: [],
     ...fields,

@@ -38,6 +38,7 @@ function note(fields: Partial<LocalNote> = {}): LocalNote {
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     version: 1,
+    reminder: null,
     tags: [],
     attachments: [],
     pending: false,

@@ -84,7 +84,7 @@ export default defineConfig({
         ],
       },
       workbox: {
-        importScripts: ['/share-target.js'],
+        importScripts: ['/share-target.js', '/reminder-push.js'],
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
         // A navigation the server would answer with the app answers it from the cache offline.
         navigateFallback: '/index.html',

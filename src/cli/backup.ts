@@ -1,8 +1,16 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
-import { BackupError, type BackupManifest, createBackup, restoreBackup } from '../features/backup/service.js';
+import {
+  abandonBackups,
+  BackupError,
+  type BackupManifest,
+  createBackup,
+  removeBackupLeftovers,
+  restoreBackup,
+} from '../features/backup/service.js';
 import { type Command, fileArgument, print } from './support.js';
 
 function describe(manifest: BackupManifest): string {
@@ -27,6 +35,39 @@ function refusePostgres(config: Config): void {
   }
 }
 
+/** A clear refusal before any work when `target` cannot be written where it is meant to go. */
+function checkTargetFolder(target: string): void {
+  const folder = path.dirname(target);
+  if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new BackupError(`The folder ${folder} does not exist: create it (or mount it) first`);
+  }
+  try {
+    fs.accessSync(folder, fs.constants.W_OK);
+  } catch {
+    throw new BackupError(`The folder ${folder} is not writable by this user`);
+  }
+}
+
+/**
+ * A backup stopped by a signal (cron's timeout, Ctrl-C, a container stopping) leaves neither
+ * its work folder in DATA_DIR nor a partial archive: both go before the process exits with
+ * 128 + the signal's number. Returns what removes the handlers once the backup is done.
+ */
+function cleanUpOnSignals(): () => void {
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => {
+    const handler = () => {
+      abandonBackups();
+      console.error(`Backup interrupted by ${signal}; nothing was left behind`);
+      process.exit(128 + os.constants.signals[signal]);
+    };
+    process.once(signal, handler);
+    return [signal, handler] as const;
+  });
+  return () => {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  };
+}
+
 /** `backup <file>` and `restore <file>` (docs/backup.md). */
 export const backupCommands: Record<string, Command> = {
   backup: {
@@ -40,7 +81,12 @@ export const backupCommands: Record<string, Command> = {
       if (!fs.existsSync(path.join(config.dataDir, 'notes.db'))) {
         throw new BackupError(`There is no database in ${config.dataDir} to back up`);
       }
-      const database = await openDatabase(config.dataDir);
+      checkTargetFolder(target);
+      if (removeBackupLeftovers(config.dataDir) > 0) {
+        print('Removed what an earlier, killed backup had left in DATA_DIR');
+      }
+      const database = await openDatabase(config.dataDir, { schema: 'require-current' });
+      const stopCleaningUp = cleanUpOnSignals();
       try {
         const manifest = await createBackup(database.sqlite, config.dataDir, target);
         print(`Backup written to ${target}: ${describe(manifest)}`);
@@ -50,6 +96,7 @@ export const backupCommands: Record<string, Command> = {
           );
         }
       } finally {
+        stopCleaningUp();
         await database.close();
       }
     },

@@ -1,18 +1,23 @@
 import { parseArgs } from 'node:util';
+import { openDataDir } from '../app.js';
 import type { Config } from '../config.js';
 import { randomToken } from '../crypto.js';
 import { AppError } from '../errors.js';
 import { BackupError } from '../features/backup/service.js';
+import { databaseFailure } from '../startFailure.js';
 import { backupCommands } from './backup.js';
 import { MigrationError, migrateToPostgresCommand } from './migrateToPostgres.js';
-import { type Command, UsageError, withServices } from './support.js';
+import { type Command, print, UsageError, withServices } from './support.js';
 import { transferCommands } from './transfer.js';
 
 export { UsageError };
 
 /**
  * The server's commands besides serving (`node dist/main.js <command>`). Each works on the
- * configured DATA_DIR, also while the server runs (SQLite in WAL mode lets both write).
+ * configured DATA_DIR, also while the server runs (SQLite in WAL mode lets both write). None but
+ * `migrate` changes the schema: each refuses a database whose schema is not this version's
+ * (exit code 3), so that a newer build's command cannot upgrade it under a running older server
+ * (decision 0035).
  */
 export const commands: Record<string, Command> = {
   'reset-password': {
@@ -29,6 +34,18 @@ export const commands: Record<string, Command> = {
       const user = await withServices(config, (services) => services.auth.resetPassword(email, password));
       const who = user.email === '' ? `the owner (${user.displayName})` : user.email;
       console.log(`New password for ${who}: ${password}\nSign in with it, then change it in your settings.`);
+    },
+  },
+  migrate: {
+    usage: 'migrate',
+    summary:
+      "Brings the database's schema up to this version, as the server's start does (stop the older server first)",
+    options: {},
+    async run(config) {
+      const { database } = await openDataDir(config, { schema: 'migrate' });
+      await database.close();
+      const run = database.migrationsRun;
+      print(run.length === 0 ? 'The schema is up to date' : `Ran migrations ${run.join(', ')}`);
     },
   },
   ...backupCommands,
@@ -77,6 +94,9 @@ export async function runCommand(name: string, args: string[], config: Config): 
       console.error(err.message);
       return 1;
     }
-    throw err;
+    const failure = databaseFailure(err);
+    if (failure === null) throw err;
+    console.error(failure.message);
+    return failure.exitCode;
   }
 }

@@ -24,7 +24,8 @@ import { type Command, print } from './support.js';
  * The tables copied, parents before children, each with the columns that order its rows the
  * same way on both engines (ids, hex digests and uuids sort alike everywhere). storage_usage is
  * not copied but rebuilt by PostgreSQL's triggers as the rows arrive, and then compared; the
- * search index is rebuilt (notes_fts and notes_search differ).
+ * search index is rebuilt (notes_fts and notes_search differ). oidc_logins, sign-ons under way for
+ * at most ten minutes, is not copied: a sign-on started before the move starts again.
  */
 const TABLES: [keyof Database, string[]][] = [
   ['users', ['id']],
@@ -39,6 +40,12 @@ const TABLES: [keyof Database, string[]][] = [
   ['note_revisions', ['note_id', 'version']],
   ['attachments', ['id']],
   ['share_links', ['note_id']],
+  ['reminders', ['note_id', 'user_id']],
+  ['reminder_rings', ['id']],
+  ['push_subscriptions', ['endpoint']],
+  ['server_keys', ['name']],
+  ['reminder_feeds', ['user_id']],
+  ['user_identities', ['issuer', 'subject']],
 ];
 const DERIVED: [keyof Database, string[]] = ['storage_usage', ['user_id']];
 /** Identity columns whose sequences must continue after the copied ids. */
@@ -266,8 +273,9 @@ export const migrateToPostgresCommand: Command = {
     if (!fs.existsSync(path.join(config.dataDir, 'notes.db'))) {
       throw new MigrationError(`There is no SQLite database in ${config.dataDir} to copy`);
     }
-    // SQLite first: it is brought up to the latest migration, then PostgreSQL is this process's engine.
-    const source = await openDatabase(config.dataDir);
+    // SQLite first, at this version's schema (never migrated by a command, decision 0035); then
+    // PostgreSQL is this process's engine, and the empty target gets the schema.
+    const source = await openDatabase(config.dataDir, { schema: 'require-current' });
     const workDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'notes-migrate-'));
     try {
       const target = await openPostgres(config.databaseUrl);

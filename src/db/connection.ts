@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../fileModes.js';
+import { APP_VERSION } from '../version.js';
 import { startCheckpointer } from './checkpointer.js';
 import { type Engine, engine, useEngine } from './dialect.js';
 import { enableFastPaths } from './fastPath.js';
@@ -10,7 +11,7 @@ import { enableGroupCommit } from './groupCommit.js';
 import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { statementCache } from './statementCache.js';
-import type { DatabaseOptions, Db } from './types.js';
+import type { DatabaseOptions, Db, SchemaPolicy } from './types.js';
 
 export interface OpenDatabase {
   db: Db;
@@ -21,6 +22,8 @@ export interface OpenDatabase {
    * for seconds, and health must answer meanwhile (0006). Throws when the database is closed.
    */
   ping(): void | Promise<void>;
+  /** The migrations this opening ran (none unless it was opened with `schema: 'migrate'`). */
+  migrationsRun: string[];
   /**
    * Whether this process runs the hourly maintenance: on SQLite always (one process); on
    * PostgreSQL the one process holding the maintenance lock, until it stops (decision 0022).
@@ -73,7 +76,13 @@ export async function openDatabase(
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),
   });
-  await migrate(db);
+  let migrationsRun: string[];
+  try {
+    migrationsRun = await prepareSchema(db, options.schema);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
   // The search index's terms, for a search's last word (features/search): per connection, so
   // that it is no part of the schema, backups or migrations.
   sqlite.exec('CREATE VIRTUAL TABLE temp.notes_fts_vocab USING fts5vocab(main, notes_fts, row)');
@@ -89,6 +98,7 @@ export async function openDatabase(
     ping() {
       sqlite.prepare('SELECT 1').get();
     },
+    migrationsRun,
     leadsMaintenance: async () => true,
     async close() {
       await checkpointer.stop();
@@ -112,16 +122,65 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
-/** Runs the migrations not run yet (D-OPS-3), on either engine. */
-export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrationsFor(engine()) },
-  });
-  const { error, results } = await migrator.migrateToLatest();
+/**
+ * The database's schema is not this build's: a newer build migrated it, or it lacks this build's
+ * newest migrations. Its message is one sentence for the person running the server or command.
+ */
+export class SchemaMismatchError extends Error {}
+
+/** Migrates or checks the schema as `policy` says; returns the migrations run. */
+export async function prepareSchema(db: Db, policy: SchemaPolicy = 'migrate'): Promise<string[]> {
+  if (policy === 'migrate') return migrate(db);
+  await requireCurrentSchema(db);
+  return [];
+}
+
+const migrator = (db: Db) =>
+  new Migrator({ db, provider: { getMigrations: async () => migrationsFor(engine()) } });
+
+/** The names of the migrations the database records as run, oldest first; none on a new database. */
+async function migrationsRecorded(db: Db): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === 'kysely_migration')) return [];
+  const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
+  return rows.map((row) => row.name);
+}
+
+/**
+ * Refuses a database migrated by a newer build (a migration this one does not know): running
+ * against it would break on the newer schema, and the older build must not write to it.
+ */
+function refuseNewerSchema(recorded: string[]): void {
+  const known = migrationsFor(engine());
+  const unknown = recorded.filter((name) => !(name in known));
+  if (unknown.length > 0) {
+    throw new SchemaMismatchError(
+      `The database was migrated by a newer version than this one (${APP_VERSION}, which does not know migration ${unknown.join(', ')}): run that newer version, or restore the backup taken before the upgrade (docs/deploy.md, "Rolling back")`,
+    );
+  }
+}
+
+/** Throws SchemaMismatchError unless the database has run exactly this build's migrations. */
+async function requireCurrentSchema(db: Db): Promise<void> {
+  const recorded = await migrationsRecorded(db);
+  refuseNewerSchema(recorded);
+  const pending = Object.keys(migrationsFor(engine())).filter((name) => !recorded.includes(name));
+  if (pending.length === 0) return;
+  throw new SchemaMismatchError(
+    recorded.length === 0
+      ? 'The database has not been set up yet: start the server once, or run the "migrate" command, then run this command again'
+      : `The database's schema is older than this version (${APP_VERSION}) expects (${pending.length} migrations from ${pending[0]} not run): commands never migrate, so upgrade it by starting this version's server or with the "migrate" command (docs/deploy.md, "Upgrading")`,
+  );
+}
+
+/** Runs the migrations not run yet (D-OPS-3), on either engine; returns their names. */
+export async function migrate(db: Db): Promise<string[]> {
+  refuseNewerSchema(await migrationsRecorded(db));
+  const { error, results } = await migrator(db).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
   }
+  return (results ?? []).map((r) => r.migrationName);
 }

@@ -14,6 +14,7 @@
  * gets a plain transaction per write.
  */
 import type { Transaction } from 'kysely';
+import { committed, transaction } from './noteChanges.js';
 import type { Database } from './schema.js';
 import type { Db } from './types.js';
 
@@ -64,13 +65,15 @@ class GroupCommit {
     if (group.length === 0) return;
     if (group.length === 1) {
       const [job] = group as [Job];
-      await this.db.transaction().execute(job.work).then(job.resolve, job.reject);
+      await transaction(this.db, job.work).then(job.resolve, job.reject);
       return;
     }
     const values: unknown[] = [];
     let failed = -1;
+    let used: Transaction<Database> | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
+        used = trx;
         for (const [index, job] of group.entries()) {
           failed = index;
           values.push(await job.work(trx));
@@ -88,6 +91,7 @@ class GroupCommit {
       await this.commit(group.slice(failed + 1));
       return;
     }
+    if (used) committed(this.db, used);
     for (const [index, job] of group.entries()) job.resolve(values[index]);
   }
 }
@@ -105,5 +109,5 @@ export function enableGroupCommit(db: Db): void {
  */
 export function writeTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
   const group = groups.get(db);
-  return group ? group.run(work) : db.transaction().execute(work);
+  return group ? group.run(work) : transaction(db, work);
 }

@@ -53,6 +53,10 @@ const REDIS_CONNECTION_MESSAGES = [
 
 function outageOf(error: unknown): 'database' | 'redis' | undefined {
   if (!(error instanceof Error)) return undefined;
+  // A host name with several addresses (localhost: ::1 and 127.0.0.1) fails with each one's error.
+  if (error instanceof AggregateError) {
+    return error.errors.some((each) => outageOf(each) === 'database') ? 'database' : undefined;
+  }
   const { code, syscall } = error as { code?: unknown; syscall?: unknown };
   if (REDIS_CONNECTION_ERRORS.has(error.name) || REDIS_CONNECTION_MESSAGES.includes(error.message)) {
     return 'redis';
@@ -66,6 +70,9 @@ function outageOf(error: unknown): 'database' | 'redis' | undefined {
   if (POSTGRES_CONNECTION_MESSAGES.some((message) => error.message.startsWith(message))) return 'database';
   return undefined;
 }
+
+/** Whether `error` says the database is out of reach for now (the server's start waits for it). */
+export const isDatabaseOutage = (error: unknown): boolean => outageOf(error) === 'database';
 
 /**
  * The catalogue's error for `error`: itself when it is one, `unavailable` when it says a store is

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -12,8 +13,9 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { OpenDatabase } from './connection.js';
-import { migrate } from './connection.js';
+import { prepareSchema } from './connection.js';
 import { useEngine } from './dialect.js';
+import { isDatabaseOutage } from './outage.js';
 import type { Database } from './schema.js';
 import type { DatabaseOptions } from './types.js';
 
@@ -83,8 +85,10 @@ export async function openPostgres(url: string, options: DatabaseOptions = {}): 
     dialect: new NotesPostgresDialect(pool, driverHooks),
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.queryDurationMillis) } : {}),
   });
+  let migrationsRun: string[];
   try {
-    await migrate(db);
+    await waitUntilReachable(pool, url, options.waitForDatabase);
+    migrationsRun = await prepareSchema(db, options.schema);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -98,12 +102,54 @@ export async function openPostgres(url: string, options: DatabaseOptions = {}): 
     async ping() {
       await pool.query('SELECT 1');
     },
+    migrationsRun,
     leadsMaintenance: () => maintenanceLock.tryHold(),
     async close() {
       await maintenanceLock.release();
       await db.destroy();
     },
   };
+}
+
+/** Where a PostgreSQL URL points, for logs and messages: `host:port/database`, never the password. */
+export function postgresLocation(url: string): string {
+  const { hostname, port, pathname } = new URL(url);
+  return `${hostname}:${port || '5432'}/${decodeURIComponent(pathname.slice(1)) || '(default database)'}`;
+}
+
+/** PostgreSQL could not be reached or refused the connection; the message is one sentence. */
+export class DatabaseUnreachableError extends Error {}
+
+/**
+ * Connects once, retrying transient failures with doubling delays (0.5 s up to 8 s) until
+ * `wait.seconds` have passed: a server started next to its database (compose) waits for it.
+ * Whatever the failure, it ends as one readable sentence, never a stack trace.
+ */
+async function waitUntilReachable(
+  pool: pg.Pool,
+  url: string,
+  wait: DatabaseOptions['waitForDatabase'],
+): Promise<void> {
+  const deadline = Date.now() + (wait?.seconds ?? 0) * 1000;
+  for (let delayMs = 500; ; delayMs = Math.min(delayMs * 2, 8000)) {
+    try {
+      await pool.query('SELECT 1');
+      return;
+    } catch (error) {
+      const { code, message } = error as { code?: string; message?: string };
+      const reason = message || code || 'unknown error';
+      const where = postgresLocation(url);
+      const transient = isDatabaseOutage(error);
+      if (!wait || !transient || Date.now() + delayMs > deadline) {
+        const waited = wait && transient ? ` (waited ${wait.seconds} s)` : '';
+        throw new DatabaseUnreachableError(`Cannot connect to PostgreSQL at ${where}${waited}: ${reason}`);
+      }
+      wait.retrying(
+        `PostgreSQL at ${where} is not reachable yet (${reason}); trying again in ${delayMs / 1000} s`,
+      );
+      await sleep(delayMs);
+    }
+  }
 }
 
 /**

@@ -165,6 +165,74 @@ export interface RateLimitsTable {
   window_ends: number;
 }
 
+/** A user's reminder on a note (migration 0013, docs/reminders.md); `at` NULL: cleared. */
+export interface RemindersTable {
+  note_id: string;
+  user_id: number;
+  at: number | null;
+  /** none, daily, weekly, monthly or yearly. */
+  repeat: string;
+  /** IANA name; repeats keep the local time of `at` there. */
+  time_zone: string;
+  /** When it rings next; NULL once a one-off rang, when cleared, or cancelled. */
+  next_at: number | null;
+  /** Sync's last-writer-wins clock of the reminder (D-SYNC-5). */
+  stamped_at: number;
+  /** Server time of the last change: a sync pull sends the note again from then. */
+  changed_at: number;
+  /** +1 on every change: the user's list ETags name the sum. */
+  revision: number;
+}
+
+/** One occurrence rung, waiting to be pushed (claimed for a while by the process sending it). */
+export interface ReminderRingsTable {
+  id: string;
+  user_id: number;
+  note_id: string;
+  title: string;
+  due_at: number;
+  claimed_until: number;
+}
+
+export interface PushSubscriptionsTable {
+  endpoint: string;
+  user_id: number;
+  /** The browser's P-256 public key and auth secret, base64url (RFC 8291). */
+  p256dh: string;
+  auth: string;
+  created_at: number;
+}
+
+/** Keys the server generates once and keeps, e.g. the VAPID key pair (RFC 8292). */
+export interface ServerKeysTable {
+  name: string;
+  value: string;
+}
+
+export interface ReminderFeedsTable {
+  user_id: number;
+  /** SHA-256 (hex) of the feed URL's token; the token itself is never stored. */
+  token_hash: string;
+  created_at: number;
+}
+
+/** Which provider account signs in as which user (single sign-on, decision 0036). */
+export interface UserIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: number;
+  created_at: number;
+}
+
+/** A sign-on under way: what the callback checks, found by the SHA-256 (hex) of its state. */
+export interface OidcLoginsTable {
+  state_hash: string;
+  code_verifier: string;
+  nonce: string;
+  return_to: string;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -184,4 +252,11 @@ export interface Database {
   rate_limits: RateLimitsTable;
   attachment_objects: AttachmentObjectsTable;
   attachment_chunks: AttachmentChunksTable;
+  reminders: RemindersTable;
+  reminder_rings: ReminderRingsTable;
+  push_subscriptions: PushSubscriptionsTable;
+  server_keys: ServerKeysTable;
+  reminder_feeds: ReminderFeedsTable;
+  user_identities: UserIdentitiesTable;
+  oidc_logins: OidcLoginsTable;
 }

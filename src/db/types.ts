@@ -4,7 +4,21 @@ import type { Database } from './schema.js';
 /** The database handle every store and service takes, on either engine. */
 export type Db = Kysely<Database>;
 
+/**
+ * `migrate` runs the migrations the database lacks (the server's start, the `migrate` command);
+ * `require-current` only checks that the database has exactly this build's migrations and
+ * throws SchemaMismatchError otherwise (every other command, decision 0035).
+ */
+export type SchemaPolicy = 'migrate' | 'require-current';
+
 export interface DatabaseOptions {
+  /** What to do with the schema (SchemaPolicy). Default: migrate. */
+  schema?: SchemaPolicy;
+  /**
+   * PostgreSQL only: keep trying to connect for this long while the database is unreachable,
+   * telling `retrying` before each wait (the server's start); absent: fail at once (commands).
+   */
+  waitForDatabase?: { seconds: number; retrying(message: string): void };
   /** Called with the SQL and duration of every statement run (tests count queries, metrics time them). */
   onQuery?: (sql: string, durationMs: number) => void;
   /**

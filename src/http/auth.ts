@@ -48,7 +48,7 @@ export function bearerToken(request: FastifyRequest): string | null {
  * then never send the session over plain http. Without PUBLIC_URL, when the request came over
  * https.
  */
-function sessionCookieOptions(request: FastifyRequest) {
+export function sessionCookieOptions(request: FastifyRequest) {
   const publicUrl = request.server.appConfig.publicUrl;
   const secure = publicUrl?.startsWith('https:') || request.protocol === 'https';
   return { httpOnly: true, sameSite: 'lax', path: '/', secure } as const;

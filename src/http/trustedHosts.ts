@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { errorBody } from './errorHandler.js';
 
@@ -38,6 +38,26 @@ export function trustedHostMatcher(
   };
 }
 
+/** 127.0.0.0/8, ::1 and ::1's IPv4-mapped form: a peer on this machine (or in this container). */
+function isLoopbackAddress(address: string | undefined): boolean {
+  return address !== undefined && (address === '::1' || /^(?:::ffff:)?127\./.test(address));
+}
+
+/**
+ * A health check from this machine or container (a HEALTHCHECK, a readiness probe, curl on the
+ * host): GET /api/health over a loopback connection addressed to a loopback name. No DNS
+ * rebinding page can send that Host (decision 0035, amending 0007), and the answer tells nothing.
+ */
+function isLocalHealthProbe(request: FastifyRequest): boolean {
+  const { name } = splitHost(request.host);
+  const loopbackName = name === 'localhost' || name === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(name);
+  return (
+    loopbackName &&
+    request.routeOptions.url === '/api/health' &&
+    isLoopbackAddress(request.socket.remoteAddress)
+  );
+}
+
 const MAX_HOST_IN_MESSAGE = 100;
 
 /**
@@ -49,7 +69,7 @@ const MAX_HOST_IN_MESSAGE = 100;
 export function registerTrustedHosts(app: FastifyInstance, config: Config): void {
   const isTrusted = trustedHostMatcher(config);
   app.addHook('onRequest', async (request, reply) => {
-    if (isTrusted(request.host)) return;
+    if (isTrusted(request.host) || isLocalHealthProbe(request)) return;
     const host = request.host.slice(0, MAX_HOST_IN_MESSAGE);
     const message = `This server does not answer to the host "${host}"; its administrator can add it to ALLOWED_HOSTS`;
     // Sent here rather than thrown: a route's own error handler (the share page's HTML) must

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { IANAZone } from 'luxon';
 import { findString, hasNul, NUL_MESSAGE } from '../storableText.js';
 import { compileOnce } from './compileOnce.js';
 
@@ -17,8 +18,16 @@ function makeAjv(coerceTypes: boolean | 'array'): Ajv {
     // compiled inside another (NoteInput in a sync push) could not then be compiled alone.
     addUsedSchema: false,
   });
-  addFormats(ajv);
-  return ajv;
+  return addOwnFormats(addFormats(ajv));
+}
+
+/** The formats of our own schemas, for every Ajv that checks them. */
+export function addOwnFormats(ajv: Ajv): Ajv {
+  // Reminders' time zones (docs/reminders.md): IANA names the runtime knows.
+  return ajv.addFormat('time-zone', {
+    type: 'string',
+    validate: (name: string) => IANAZone.isValidZone(name),
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { noteChanged } from '../db/noteChanges.js';
 import type { Db } from '../db/types.js';
 import { recordTombstones } from './tombstones.js';
 
@@ -28,6 +29,7 @@ export async function insertCollaborator(db: Db, noteId: string, userId: number,
     .insertInto('note_collaborators')
     .values({ note_id: noteId, user_id: userId, added_at: addedAt })
     .execute();
+  noteChanged(db, noteId);
 }
 
 /** Shares `toNoteId` with every collaborator of `fromNoteId` (a conflict copy, D-SYNC-8). */
@@ -67,5 +69,7 @@ export async function endCollaboration(
 ): Promise<boolean> {
   if (!(await deleteCollaborator(db, noteId, userId))) return false;
   await recordTombstones(db, [{ noteId, userId }], now);
+  // The others who see the note: its collaborators changed.
+  noteChanged(db, noteId);
   return true;
 }

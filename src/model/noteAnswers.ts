@@ -7,6 +7,7 @@ import type { NoteColor } from '../shared/colors.js';
 import { type AttachmentRow, attachmentsByNote } from './attachments.js';
 import type { ListedNote, ListedNoteVersion, NoteRow, NoteViewRow } from './notes.js';
 import * as store from './notes.js';
+import { type PersonalLookup, spliceReminder } from './personal.js';
 import { tagsByNote } from './tags.js';
 
 export function attachmentView(row: AttachmentRow): Attachment {
@@ -49,6 +50,8 @@ export function noteViewOf(row: NoteViewRow, tags: string[], attachments: readon
     version: row.version,
     tags,
     attachments: attachments.map(attachmentView),
+    // Last, and null for every reader: personal.ts splices a reader's own into the cached JSON.
+    reminder: null,
   };
 }
 
@@ -159,10 +162,11 @@ export async function* noteJsonBatches(
   userId: number,
   listed: readonly ListedNoteVersion[],
   cache: NoteJsonCache,
+  personal: PersonalLookup = null,
   limits = LIST_BATCH,
 ): AsyncGenerator<Buffer[]> {
   for (const batch of listBatches(listed, limits)) {
-    const answers = batch.map((note) => cache.get(note));
+    const answers: (Buffer | undefined)[] = batch.map((note) => cache.get(note));
     const missing = batch.filter((_, n) => answers[n] === undefined);
     if (missing.length > 0) {
       // Only the notes read here are checked against visibility again; see notesByIds.
@@ -177,6 +181,14 @@ export async function* noteJsonBatches(
       });
       batch.forEach((note, n) => {
         answers[n] ??= made.get(note.id);
+      });
+    }
+    if (personal) {
+      // The reader's own fields, spliced into the shared answers (decision 0034).
+      const reminders = await personal(idsOf(batch));
+      batch.forEach((note, n) => {
+        const answer = answers[n];
+        if (answer !== undefined) answers[n] = spliceReminder(answer, reminders.get(note.id));
       });
     }
     yield answers.filter((answer) => answer !== undefined);

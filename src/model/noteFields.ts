@@ -19,7 +19,7 @@ export const NOTE_FIELDS = {
   sortOrder: 'sort_order',
 } as const;
 export type NoteField = keyof typeof NOTE_FIELDS;
-export type NoteFields = Required<Omit<NoteInput, 'id'>>;
+export type NoteFields = Required<Omit<NoteInput, 'id' | 'reminder'>>;
 export const NOTE_FIELD_NAMES = Object.keys(NOTE_FIELDS) as NoteField[];
 
 export const NOTE_DEFAULTS: NoteFields = SHARED_NOTE_DEFAULTS; // D-NOTE-1

@@ -3,6 +3,7 @@
  * document, revisions and tombstones in step with its row, whichever path (REST, sync, MCP,
  * import) writes it.
  */
+import { noteChanged } from '../db/noteChanges.js';
 import type { Db } from '../db/types.js';
 import { errors } from '../errors.js';
 import { extractHashtags } from '../shared/hashtags.js';
@@ -87,6 +88,7 @@ export async function insertNote(
   });
   await indexNote(db, row, true);
   await recordRevision(db, row, input.authorId, input.now);
+  noteChanged(db, row.id);
   return row;
 }
 
@@ -136,6 +138,7 @@ export async function applyNoteFields<N extends AuthorizedNote<'edit'>>(
   };
   if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? write.now : null;
   const updated = sameAuthority(note, await store.updateNote(db, note.id, patch));
+  noteChanged(db, note.id);
   if (changes.title !== undefined || changes.content !== undefined) {
     await indexNote(db, updated, false);
     await recordRevision(db, updated, write.authorId, write.now);
@@ -153,6 +156,7 @@ export async function bumpNoteVersion<N extends AuthorizedNote<'edit'>>(
     version: note.version + 1,
     updated_at: Math.max(now, note.updated_at),
   });
+  noteChanged(db, note.id);
   return sameAuthority(note, updated);
 }
 

@@ -309,12 +309,33 @@ export async function usersWithAccess(
   notes: readonly NoteRow[],
 ): Promise<{ noteId: string; userId: number }[]> {
   if (notes.length === 0) return [];
-  const collaborators = await db
+  const collaborators = await collaboratorsOf(
+    db,
+    notes.map((n) => n.id),
+  );
+  return [...notes.map((n) => ({ noteId: n.id, userId: n.owner_id })), ...collaborators];
+}
+
+/** usersWithAccess for notes known by id (the live hints, issue 28); an id not found has nobody. */
+export async function usersWithAccessTo(
+  db: Db,
+  noteIds: readonly string[],
+): Promise<{ noteId: string; userId: number }[]> {
+  if (noteIds.length === 0) return [];
+  const owners = await db
+    .selectFrom('notes')
+    .select(['id as noteId', 'owner_id as userId'])
+    .where('id', 'in', inJsonList(noteIds))
+    .execute();
+  return [...owners, ...(await collaboratorsOf(db, noteIds))];
+}
+
+function collaboratorsOf(db: Db, noteIds: readonly string[]) {
+  return db
     .selectFrom('note_collaborators')
     .select(['note_id as noteId', 'user_id as userId'])
-    .where('note_id', 'in', inJsonList(notes.map((n) => n.id)))
+    .where('note_id', 'in', inJsonList(noteIds))
     .execute();
-  return [...notes.map((n) => ({ noteId: n.id, userId: n.owner_id })), ...collaborators];
 }
 
 /** Every note a user owns (not those shared with them). */

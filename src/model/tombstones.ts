@@ -1,4 +1,5 @@
 import { inJsonList } from '../db/dialect.js';
+import { accessEnded } from '../db/noteChanges.js';
 import type { Db } from '../db/types.js';
 
 /**
@@ -35,6 +36,21 @@ export async function deletedAmong(db: Db, noteIds: readonly string[]): Promise<
   return new Set(rows.map((r) => r.note_id));
 }
 
+/** The (note, user) pairs among `pairs` that hold a tombstone: those users lost sight of those notes. */
+export async function tombstonedAmong(
+  db: Db,
+  pairs: readonly { noteId: string; userId: number }[],
+): Promise<{ noteId: string; userId: number }[]> {
+  if (pairs.length === 0) return [];
+  const rows = await db
+    .selectFrom('note_tombstones')
+    .select(['note_id', 'user_id'])
+    .where('note_id', 'in', inJsonList([...new Set(pairs.map((p) => p.noteId))]))
+    .execute();
+  const held = new Set(rows.map((r) => `${r.user_id} ${r.note_id}`));
+  return pairs.filter((p) => held.has(`${p.userId} ${p.noteId}`));
+}
+
 export async function deleteTombstonesBefore(db: Db, before: number): Promise<number> {
   const result = await db.deleteFrom('note_tombstones').where('deleted_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
@@ -47,6 +63,7 @@ export async function recordTombstones(
   tombstones: readonly { noteId: string; userId: number }[],
   deletedAt: number,
 ): Promise<void> {
+  accessEnded(db, tombstones);
   // In chunks: deleting a user with many notes must stay under the bound-parameter limit.
   for (let start = 0; start < tombstones.length; start += TOMBSTONE_CHUNK) {
     await db

@@ -11,6 +11,8 @@ import * as noteRevisions from './0009_note_revisions.js';
 import * as attachmentObjects from './0010_attachment_objects.js';
 import * as attachmentDimensions from './0011_attachment_dimensions.js';
 import * as noteIds from './0012_note_ids.js';
+import * as reminders from './0013_reminders.js';
+import * as userIdentities from './0014_user_identities.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -29,6 +31,8 @@ export const migrations: Record<string, Migration> = {
   '0010_attachment_objects': attachmentObjects,
   '0011_attachment_dimensions': attachmentDimensions,
   '0012_note_ids': noteIds,
+  '0013_reminders': reminders,
+  '0014_user_identities': userIdentities,
 };
 
 /**

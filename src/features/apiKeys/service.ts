@@ -70,6 +70,11 @@ export function createApiKeysService({ db, clock }: { db: Db; clock: Clock }) {
       }
     },
 
+    /** Which of these keys (by id) are not revoked: the live streams' check. */
+    async existingKeys(keyIds: readonly string[]): Promise<Set<string>> {
+      return store.existingApiKeys(db, keyIds);
+    },
+
     /** The actor behind a Bearer key, or null for a malformed, unknown or revoked key. */
     async authenticate(key: string): Promise<Actor | null> {
       if (!KEY_PATTERN.test(key)) return null;

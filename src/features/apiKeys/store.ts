@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { inJsonList } from '../../db/dialect.js';
 import type { ApiKeysTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
 
@@ -35,6 +36,13 @@ export async function findKeyUser(db: Db, keyHash: string) {
     .select(['k.id', 'k.scopes', 'k.last_used_at', 'u.id as user_id', 'u.is_owner'])
     .where('k.key_hash', '=', keyHash)
     .executeTakeFirst();
+}
+
+/** Which of these keys still exist (revocation deletes them): the live streams' check. */
+export async function existingApiKeys(db: Db, keyIds: readonly string[]): Promise<Set<string>> {
+  if (keyIds.length === 0) return new Set();
+  const rows = await db.selectFrom('api_keys').select('id').where('id', 'in', inJsonList(keyIds)).execute();
+  return new Set(rows.map((row) => row.id));
 }
 
 export async function touchApiKey(db: Db, keyId: string, now: number): Promise<void> {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Actor } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { transaction } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fileModes.js';
@@ -158,7 +159,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
         try {
           await storage.put(fileKey(id), file.path, file);
           await storage.put(thumbnailKey(id), thumbnailFile.path, thumbnailFile);
-          const row = await db.transaction().execute(async (trx) => {
+          const row = await transaction(db, async (trx) => {
             // Again inside the transaction: the note may have gone while the body arrived.
             const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
             const now = clock.now();
@@ -202,7 +203,7 @@ export function createAttachmentsService(deps: AttachmentsDeps) {
 
     /** Removes one attachment (D-ATT-5): the row and a version bump in one transaction, then the files. */
     async remove(actor: Actor, noteId: string, attachmentId: string): Promise<void> {
-      const row = await db.transaction().execute(async (trx) => {
+      const row = await transaction(db, async (trx) => {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
         const found = await attachmentOnNote(trx, note.id, attachmentId);
         await store.deleteAttachment(trx, found.id);

@@ -22,4 +22,38 @@ export const AuthStatus = Type.Object({
   setupRequired: Type.Boolean(),
   authenticated: Type.Boolean(),
   user: Type.Union([Type.Ref('UserProfile'), Type.Null()]),
+  passwordLogin: Type.Boolean({
+    description: 'false (`PASSWORD_LOGIN=false`): only the owner may sign in with a password (recovery)',
+  }),
+  singleSignOn: Type.Union(
+    [
+      Type.Object({
+        displayName: Type.String({ description: 'The button reads "Sign in with <displayName>"' }),
+        available: Type.Boolean({
+          description: 'false while the identity provider cannot be reached (sign-ons answer 503)',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'null: single sign-on is not configured. Sign in at GET /api/auth/oidc/login' },
+  ),
 });
+
+export const SignOnStartQuery = Type.Object({
+  returnTo: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description: 'A path of this site (`/…`) to land on after signing in; anything else lands on `/`',
+    }),
+  ),
+});
+
+/** What the provider sends back (OpenID Connect Core 3.1.2.5/6); the checks are the service's. */
+export const SignOnCallbackQuery = Type.Object(
+  {
+    state: Type.Optional(Type.String({ maxLength: 1000 })),
+    code: Type.Optional(Type.String({ maxLength: 4000 })),
+    error: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: true },
+);

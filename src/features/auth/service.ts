@@ -10,63 +10,97 @@ import * as store from './store.js';
 
 export const SESSION_MAX_AGE_MS = 30 * 86_400_000; // D-AUTH-4
 
+/** A new session of the user: the same cookie whether they signed in by password or single sign-on. */
+export async function startSession(db: Db, clock: Clock, userId: number): Promise<NewSession> {
+  const token = randomToken();
+  const now = clock.now();
+  await store.insertSession(db, {
+    token_hash: sha256Hex(token),
+    user_id: userId,
+    created_at: now,
+    expires_at: now + SESSION_MAX_AGE_MS,
+  });
+  return { token, maxAgeSeconds: SESSION_MAX_AGE_MS / 1000 };
+}
+
+/** The owner account to create: the web app's setup form, or OWNER_EMAIL and OWNER_PASSWORD. */
+interface OwnerInput {
+  password: string;
+  email?: string;
+  displayName?: string;
+}
+
 export function createAuthService({
   db,
   clock,
   passwords,
+  passwordLogin,
+  singleSignOn,
 }: {
   db: Db;
   clock: Clock;
   passwords: PasswordHasher;
+  /** PASSWORD_LOGIN: false leaves only the owner's recovery sign-in (no email) to passwords. */
+  passwordLogin: boolean;
+  /** What the sign-in screen offers besides passwords: null without single sign-on. */
+  singleSignOn: { status(): { displayName: string; available: boolean } } | null;
 }) {
-  async function startSession(userId: number): Promise<NewSession> {
-    const token = randomToken();
-    const now = clock.now();
-    await store.insertSession(db, {
-      token_hash: sha256Hex(token),
-      user_id: userId,
-      created_at: now,
-      expires_at: now + SESSION_MAX_AGE_MS,
+  /** Creates the owner account once (D-AUTH-1); afterwards 400. */
+  async function createOwner(input: OwnerInput) {
+    if (await users.hasOwner(db)) throw errors.setupCompleted();
+    const passwordHash = await passwords.hash(input.password);
+    return db.transaction().execute(async (trx) => {
+      // Checked again inside the transaction: two racing setups must not both succeed.
+      if (await users.hasOwner(trx)) throw errors.setupCompleted();
+      return users.insertUser(trx, {
+        email: input.email?.trim() ?? '',
+        display_name: input.displayName?.trim() || 'Owner',
+        password_hash: passwordHash,
+        is_owner: 1,
+        created_at: clock.now(),
+      });
     });
-    return { token, maxAgeSeconds: SESSION_MAX_AGE_MS / 1000 };
   }
 
   return {
     async status(actor: Actor | null) {
       const setupRequired = !(await users.hasOwner(db));
       const user = actor ? await users.findUserById(db, actor.userId) : undefined;
-      return { setupRequired, authenticated: user !== undefined, user: user ? userProfile(user) : null };
+      return {
+        setupRequired,
+        authenticated: user !== undefined,
+        user: user ? userProfile(user) : null,
+        passwordLogin,
+        singleSignOn: singleSignOn?.status() ?? null,
+      };
     },
 
-    /** Creates the owner account once (D-AUTH-1); afterwards 400. */
-    async setup(input: { password: string; email?: string; displayName?: string }): Promise<NewSession> {
-      if (await users.hasOwner(db)) throw errors.setupCompleted();
-      const passwordHash = await passwords.hash(input.password);
-      const owner = await db.transaction().execute(async (trx) => {
-        // Checked again inside the transaction: two racing setups must not both succeed.
-        if (await users.hasOwner(trx)) throw errors.setupCompleted();
-        return users.insertUser(trx, {
-          email: input.email?.trim() ?? '',
-          display_name: input.displayName?.trim() || 'Owner',
-          password_hash: passwordHash,
-          is_owner: 1,
-          created_at: clock.now(),
-        });
-      });
-      return startSession(owner.id);
+    /** Creates the owner account once (D-AUTH-1) and signs it in; afterwards 400. */
+    async setup(input: OwnerInput): Promise<NewSession> {
+      const owner = await createOwner(input);
+      return startSession(db, clock, owner.id);
     },
 
-    /** Without email: the owner (D-AUTH-3). Unknown user and wrong password look the same. */
+    /** The owner account alone, without a session: OWNER_PASSWORD at the server's start. */
+    createOwner,
+
+    /**
+     * Without email: the owner (D-AUTH-3). Unknown user and wrong password look the same, and so
+     * does an account made by single sign-on, which has no password (an empty hash). With
+     * PASSWORD_LOGIN=false only the owner's sign-in without email is left: the recovery path for
+     * when the identity provider is down (docs/deploy.md#owner-recovery).
+     */
     async login(input: { password: string; email?: string }): Promise<NewSession> {
+      if (input.email && !passwordLogin) throw errors.passwordLoginDisabled();
       const user = input.email
         ? await users.findUserByEmail(db, input.email.trim())
         : await users.findOwner(db);
       const valid = await passwords.verify(
         input.password,
-        user?.password_hash ?? (await passwords.dummyHash()),
+        user?.password_hash || (await passwords.dummyHash()),
       );
       if (!user || !valid) throw errors.invalidCredentials();
-      return startSession(user.id);
+      return startSession(db, clock, user.id);
     },
 
     /** The session behind a cookie value, renewed when more than half its life has passed. */
@@ -81,6 +115,11 @@ export function createAuthService({
         resolved.renewed = { token, maxAgeSeconds: SESSION_MAX_AGE_MS / 1000 };
       }
       return resolved;
+    },
+
+    /** Which of these sessions (by token hash) are still signed in: the live streams' check. */
+    async activeSessions(tokenHashes: readonly string[]): Promise<Set<string>> {
+      return store.activeSessions(db, tokenHashes, clock.now());
     },
 
     async logout(tokenHash: string): Promise<void> {
@@ -121,6 +160,7 @@ export function createAuthService({
 
     async deleteExpiredSessions(): Promise<void> {
       await store.deleteExpiredSessions(db, clock.now());
+      await store.deleteExpiredPendingSignOns(db, clock.now());
     },
   };
 }

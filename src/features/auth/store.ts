@@ -1,4 +1,7 @@
+import type { Selectable } from 'kysely';
+import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
+import type { OidcLoginsTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
 
 export async function insertSession(
@@ -53,6 +56,22 @@ export async function extendSession(db: Db, tokenHash: string, expiresAt: number
     .execute();
 }
 
+/** Which of these sessions are still signed in (not ended, not expired): the live streams' check. */
+export async function activeSessions(
+  db: Db,
+  tokenHashes: readonly string[],
+  now: number,
+): Promise<Set<string>> {
+  if (tokenHashes.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('sessions')
+    .select('token_hash')
+    .where('token_hash', 'in', inJsonList(tokenHashes))
+    .where('expires_at', '>', now)
+    .execute();
+  return new Set(rows.map((row) => row.token_hash));
+}
+
 export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
   await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
 }
@@ -69,4 +88,46 @@ export async function deleteOtherSessions(
 
 export async function deleteExpiredSessions(db: Db, now: number): Promise<void> {
   await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+}
+
+export type PendingSignOn = Selectable<OidcLoginsTable>;
+
+export async function insertPendingSignOn(db: Db, signOn: PendingSignOn): Promise<void> {
+  await db.insertInto('oidc_logins').values(signOn).execute();
+}
+
+/** The sign-on under way with this state, removed as it is read: a state works once. */
+export async function takePendingSignOn(
+  db: Db,
+  stateHash: string,
+  now: number,
+): Promise<PendingSignOn | undefined> {
+  const row = await db
+    .deleteFrom('oidc_logins')
+    .where('state_hash', '=', stateHash)
+    .returningAll()
+    .executeTakeFirst();
+  return row && row.expires_at > now ? row : undefined;
+}
+
+export async function deleteExpiredPendingSignOns(db: Db, now: number): Promise<void> {
+  await db.deleteFrom('oidc_logins').where('expires_at', '<=', now).execute();
+}
+
+/** The user that this provider account (issuer, subject) signs in as. */
+export async function findLinkedUserId(db: Db, issuer: string, subject: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('user_identities')
+    .select('user_id')
+    .where('issuer', '=', issuer)
+    .where('subject', '=', subject)
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
+export async function linkIdentity(
+  db: Db,
+  identity: { issuer: string; subject: string; user_id: number; created_at: number },
+): Promise<void> {
+  await db.insertInto('user_identities').values(identity).execute();
 }

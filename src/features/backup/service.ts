@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import fsSync, { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
@@ -161,6 +161,39 @@ function addHashed(
   });
 }
 
+const WORK_DIR_PREFIX = '.backup-';
+/** No backup takes a day: a work folder older than that was left by a killed one. */
+const LEFTOVER_AGE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Removes the work folders (database snapshot, file links) that backups killed outright left
+ * in DATA_DIR, those older than a day; returns how many.
+ */
+export function removeBackupLeftovers(dataDir: string, now = Date.now()): number {
+  let removed = 0;
+  for (const entry of fsSync.readdirSync(dataDir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || !entry.name.startsWith(WORK_DIR_PREFIX)) continue;
+    const folder = path.join(dataDir, entry.name);
+    if (now - fsSync.statSync(folder).mtimeMs > LEFTOVER_AGE_MS) {
+      fsSync.rmSync(folder, { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
+/** The work folders and partial archives of the backups this process is writing. */
+const unfinished = new Set<string>();
+
+/**
+ * Removes, at once and synchronously, what the backups this process is writing have written so
+ * far: for a process about to exit on a signal, so that it leaves nothing behind.
+ */
+export function abandonBackups(): void {
+  for (const file of unfinished) fsSync.rmSync(file, { recursive: true, force: true });
+  unfinished.clear();
+}
+
 /**
  * Writes a backup of DATA_DIR to `target` while the server may be running and writing. The
  * archive is written next to `target` and renamed when complete, so `target` is never a
@@ -171,8 +204,9 @@ export async function createBackup(
   dataDir: string,
   target: string,
 ): Promise<BackupManifest> {
-  const work = await fs.mkdtemp(path.join(dataDir, '.backup-'));
+  const work = await fs.mkdtemp(path.join(dataDir, WORK_DIR_PREFIX));
   const partial = `${target}.partial`;
+  unfinished.add(work).add(partial);
   try {
     const snapshot = await takeSnapshot(live, dataDir, work);
     const zip = new yazl.ZipFile();
@@ -204,6 +238,8 @@ export async function createBackup(
     throw err;
   } finally {
     await fs.rm(work, { recursive: true, force: true });
+    unfinished.delete(work);
+    unfinished.delete(partial);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
+import { transaction } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import * as store from '../../model/collaborators.js';
@@ -27,7 +28,7 @@ export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock
 
     /** Owner only; answers the full list (D-COLLAB-2). */
     async add(actor: Actor, noteId: string, userId: number): Promise<Collaborator[]> {
-      return db.transaction().execute(async (trx) => {
+      return transaction(db, async (trx) => {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
         if (userId === note.owner_id) throw errors.ownerNotCollaborator();
         if (!(await findUserById(trx, userId))) throw errors.userNotFound();
@@ -44,7 +45,7 @@ export function createCollaboratorsService({ db, clock }: { db: Db; clock: Clock
      * (D-COLLAB-2). The owner cannot leave its own note (400), however it names itself.
      */
     async remove(actor: Actor, noteId: string, target: CollaboratorTarget): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      await transaction(db, async (trx) => {
         const userId = target === 'self' ? actor.userId : target;
         // Removing yourself is leaving; removing someone else is managing the note (owner only).
         const { note } = await requireNoteAccess(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Note } from '../../shared/api/notes.js';
+import { REPEATS } from '../../shared/api/reminders.js';
 import { NOTE_COLORS } from '../../shared/colors.js';
 
 /**
@@ -23,6 +24,13 @@ export const AttachmentOut = z.object({
   createdAt: z.string(),
 });
 
+export const ReminderOut = z.object({
+  at: z.string(),
+  repeat: z.enum(REPEATS),
+  timeZone: z.string(),
+  nextAt: z.string().nullable().describe('When it rings next; null once a one-off reminder has rung'),
+});
+
 export const NoteOut = z.object({
   id: z.string(),
   ownerId: z.number().int().describe('The user who owns the note; others may be shared with you'),
@@ -40,6 +48,7 @@ export const NoteOut = z.object({
   version: z.number().int().describe('Increases by one with every change'),
   tags: z.array(z.string()),
   attachments: z.array(AttachmentOut),
+  reminder: ReminderOut.nullable().describe('Your own reminder on the note; nobody else sees it'),
 });
 
 /** A note in a list: its fields but content, which is cut to an excerpt. */

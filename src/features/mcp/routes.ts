@@ -50,7 +50,7 @@ async function sendWebResponse(reply: FastifyReply, response: Response) {
  * `initialize`, where it generates the session id that we store bound to the key (D-MCP-2).
  */
 export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { mcpSessions, notes, revisions, search, tags } = app.services;
+  const { mcpSessions, notes, revisions, search, tags, reminders } = app.services;
   const config = { auth: 'key' as const };
   const docTags = ['mcp'];
   await app.register(oauthDiscoveryRoutes);
@@ -103,6 +103,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         revisions,
         search,
         tags,
+        reminders,
         logError: (err) => request.log.error({ err }, 'MCP tool failed'),
       });
       await server.connect(transport);

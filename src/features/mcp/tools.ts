@@ -9,6 +9,7 @@ import { NOTE_FILTERS } from '../../shared/api/notes.js';
 import { NOTE_COLORS } from '../../shared/colors.js';
 import { APP_VERSION } from '../../version.js';
 import type { NotesService } from '../notes/service.js';
+import type { RemindersService } from '../reminders/service.js';
 import type { RevisionsService } from '../revisions/service.js';
 import { MAX_SEARCH_QUERY_LENGTH } from '../search/schemas.js';
 import type { SearchService } from '../search/service.js';
@@ -22,6 +23,7 @@ import {
   summary,
   TagOut,
 } from './presenters.js';
+import { registerReminderTools } from './reminderTools.js';
 
 /**
  * The MCP tools (D-MCP-3). Each one calls the same service function as the REST API, as the key's
@@ -33,6 +35,7 @@ export interface McpDeps {
   revisions: RevisionsService;
   search: SearchService;
   tags: TagsService;
+  reminders: RemindersService;
   /** Errors that are not AppErrors are logged here and reported to the model without details. */
   logError: (err: unknown) => void;
 }
@@ -233,6 +236,7 @@ export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
     },
   );
 
+  registerReminderTools(server, actor, deps.reminders, run);
   if (!canWrite(actor)) return server; // D-KEY-3: a read-only key sees only the above.
 
   server.registerTool(

@@ -3,6 +3,7 @@ import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
 import { writeTransaction } from '../../db/groupCommit.js';
+import { transaction } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import type { AttachmentRow } from '../../model/attachments.js';
@@ -20,6 +21,7 @@ import { type NoteFields, pickNoteFields } from '../../model/noteFields.js';
 import type { ListedNoteVersion, NoteRow } from '../../model/notes.js';
 import * as store from '../../model/notes.js';
 import { applyNoteFields, deleteNotesForGood, insertNote } from '../../model/noteWrites.js';
+import { type PersonalFields, type PersonalLookup, spliceReminder } from '../../model/personal.js';
 import { MAX_CONTENT_LENGTH } from '../../shared/api/limits.js';
 import type { Note, NoteInput } from '../../shared/api/notes.js';
 import {
@@ -43,6 +45,8 @@ export interface NotesDeps {
   notesDeleted: NotesDeletedListener[];
   /** Note answers kept by version for the list (model/noteAnswers.ts); default: one of its own. */
   noteJson?: NoteJsonCache;
+  /** The reader's own fields of each answer (the reminder); default: none. */
+  personal?: PersonalFields;
 }
 
 function checkVersion(note: NoteRow, expected: number | undefined): void {
@@ -114,6 +118,33 @@ export function createNotesService(deps: NotesDeps) {
   const { db, clock } = deps;
   const noteJson = deps.noteJson ?? createNoteJsonCache();
   const listEtags = new WeakMap<readonly ListedNoteVersion[], string>();
+  const { personal } = deps;
+
+  /** The reader's personal fields for answers, and what names their state (null: none). */
+  async function personalOf(userId: number): Promise<{ stamp: string | null; lookup: PersonalLookup }> {
+    const stamp = personal ? await personal.stamp(db, userId) : null;
+    if (!personal || stamp === null) return { stamp, lookup: null };
+    return { stamp, lookup: (ids) => personal.of(db, userId, ids) };
+  }
+
+  /** `notes` with the reader's own fields filled in (noteViewOf leaves them null). */
+  async function forReader<N extends readonly Note[]>(userId: number, notes: N): Promise<N> {
+    const { lookup } = await personalOf(userId);
+    if (lookup === null || notes.length === 0) return notes;
+    const reminders = await lookup(notes.map((note) => note.id));
+    for (const note of notes) note.reminder = reminders.get(note.id) ?? null;
+    return notes;
+  }
+
+  async function viewFor(userId: number, row: NoteRow): Promise<Note> {
+    const [view] = await forReader(userId, [await noteView(db, row)]);
+    return view!;
+  }
+
+  /** Stores the writer's own fields that `input` sets, in the note's write transaction. */
+  async function writePersonal(trx: Db, actor: Actor, noteId: string, input: NoteInput, now: number) {
+    await personal?.write(trx, actor.userId, noteId, input, now, now);
+  }
 
   /** Stores the fields that `compute` derives from the current note, in one transaction. */
   async function updateWith(
@@ -121,21 +152,26 @@ export function createNotesService(deps: NotesDeps) {
     noteId: string,
     compute: (note: NoteRow) => Partial<NoteFields>,
     ifMatch?: number,
+    input: NoteInput = {},
   ): Promise<Note> {
     const row = await writeTransaction(db, async (trx) => {
       const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
       checkVersion(note, ifMatch);
       const now = clock.now();
       const write = { now, stampedAt: now, authorId: actor.userId };
+      await writePersonal(trx, actor, note.id, input, now);
       return (await applyNoteFields(trx, note, compute(note), write)).note;
     });
-    return noteView(db, row);
+    return viewFor(actor.userId, row);
   }
 
   /** The list as batches of notes; the ids, and so the order, are read now, each batch's notes when asked for. */
   async function listInBatches(actor: Actor, query: ListNotesOptions): Promise<AsyncIterable<Note[]>> {
     const listed = await store.listNotes(db, actor.userId, listFilter(query));
-    return noteViewBatches(db, actor.userId, listed);
+    const batches = noteViewBatches(db, actor.userId, listed);
+    return (async function* () {
+      for await (const batch of batches) yield forReader(actor.userId, batch);
+    })();
   }
 
   /**
@@ -153,9 +189,16 @@ export function createNotesService(deps: NotesDeps) {
     return etag;
   }
 
-  /** Each listed note's answer as UTF-8 JSON, in batches (noteJsonBatches), for REST to send as is. */
-  function answersAsJson(actor: Actor, listed: readonly ListedNoteVersion[]): AsyncIterable<Buffer[]> {
-    return noteJsonBatches(db, actor.userId, listed, noteJson);
+  /**
+   * Each listed note's answer as UTF-8 JSON, in batches (noteJsonBatches), for REST to send as
+   * is, with the reader's own fields (`lookup`, read once per list: personalOf).
+   */
+  function answersAsJson(
+    actor: Actor,
+    listed: readonly ListedNoteVersion[],
+    lookup: PersonalLookup,
+  ): AsyncIterable<Buffer[]> {
+    return noteJsonBatches(db, actor.userId, listed, noteJson, lookup);
   }
 
   /**
@@ -170,9 +213,13 @@ export function createNotesService(deps: NotesDeps) {
     query: ListNotesOptions,
   ): Promise<{ etag: string; jsonBatches: AsyncIterable<Buffer[]> }> {
     const listed = await store.listNotes(db, actor.userId, listFilter(query));
+    // The reader's reminders are part of the answers but not of the notes' versions: their
+    // stamp joins the ETag (decision 0034).
+    const { stamp, lookup } = await personalOf(actor.userId);
+    const etag = listEtag(listed);
     return {
-      etag: listEtag(listed),
-      jsonBatches: answersAsJson(actor, listed),
+      etag: stamp === null ? etag : `${etag.slice(0, -1)}-r${stamp}"`,
+      jsonBatches: answersAsJson(actor, listed, lookup),
     };
   }
 
@@ -185,6 +232,8 @@ export function createNotesService(deps: NotesDeps) {
     listInBatches,
     listAsJson,
     answersAsJson,
+    personalOf,
+    forReader,
 
     async list(actor: Actor, query: ListNotesOptions): Promise<Note[]> {
       return collectBatches(await listInBatches(actor, query));
@@ -206,14 +255,17 @@ export function createNotesService(deps: NotesDeps) {
         limit: query.limit + 1,
         after,
       });
-      const notes = await collectBatches(noteViewBatches(db, actor.userId, listed.slice(0, query.limit)));
+      const notes = await forReader(
+        actor.userId,
+        await collectBatches(noteViewBatches(db, actor.userId, listed.slice(0, query.limit))),
+      );
       const last = notes.at(-1);
       return { notes, nextCursor: listed.length > query.limit && last ? listCursorAfter(last) : null };
     },
 
     async get(actor: Actor, noteId: string): Promise<Note> {
       const { note } = await requireNoteAccess(db, actor, noteId, 'read');
-      return noteView(db, note);
+      return viewFor(actor.userId, note);
     },
 
     /**
@@ -222,7 +274,10 @@ export function createNotesService(deps: NotesDeps) {
      */
     async getJson(actor: Actor, noteId: string): Promise<{ version: number; json: Buffer }> {
       const { note } = await requireNoteAccess(db, actor, noteId, 'read');
-      return { version: note.version, json: await noteJsonOf(db, note, noteJson) };
+      const json = await noteJsonOf(db, note, noteJson);
+      const { lookup } = await personalOf(actor.userId);
+      const reminder = lookup === null ? undefined : (await lookup([note.id])).get(note.id);
+      return { version: note.version, json: spliceReminder(json, reminder) };
     },
 
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {
@@ -231,7 +286,7 @@ export function createNotesService(deps: NotesDeps) {
       const row = await writeTransaction(db, async (trx) => {
         if (await store.noteExists(trx, id)) throw errors.noteExists();
         const now = clock.now();
-        return insertNote(trx, {
+        const created = await insertNote(trx, {
           ownerId: actor.userId,
           authorId: actor.userId,
           id,
@@ -240,12 +295,14 @@ export function createNotesService(deps: NotesDeps) {
           createdAt: origin.createdAt === undefined ? undefined : Math.min(origin.createdAt, now),
           stampedAt: Math.min(origin.editedAt ?? now, now),
         });
+        await writePersonal(trx, actor, id, input, now);
+        return created;
       });
-      return noteView(db, row);
+      return viewFor(actor.userId, row);
     },
 
     async update(actor: Actor, noteId: string, input: NoteInput, ifMatch?: number): Promise<Note> {
-      return updateWith(actor, noteId, () => pickNoteFields(input), ifMatch);
+      return updateWith(actor, noteId, () => pickNoteFields(input), ifMatch, input);
     },
 
     /** Adds text at the end of the content, on a new line. */
@@ -281,7 +338,7 @@ export function createNotesService(deps: NotesDeps) {
       ifMatch?: number,
       options: { onlyFromTrash?: boolean } = {},
     ): Promise<void> {
-      const removed = await db.transaction().execute(async (trx) => {
+      const removed = await transaction(db, async (trx) => {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'own');
         checkVersion(note, ifMatch);
         if (options.onlyFromTrash && note.trashed !== 1) {
@@ -295,7 +352,7 @@ export function createNotesService(deps: NotesDeps) {
     /** Deletes notes trashed longer than the retention period (D-NOTE-4); returns how many. */
     async purgeExpiredTrash(): Promise<number> {
       if (deps.trashRetentionDays === 0) return 0;
-      const { count, removed } = await db.transaction().execute(async (trx) => {
+      const { count, removed } = await transaction(db, async (trx) => {
         // Read inside the transaction: the tombstones' time must follow the sync cursor (0016).
         const now = clock.now();
         const before = now - deps.trashRetentionDays * 86_400_000;

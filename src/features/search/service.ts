@@ -17,6 +17,7 @@ import {
 } from '../../model/searchIndex.js';
 import { buildMatchQuery, lastWordPrefix } from '../../model/searchText.js';
 import type { Note } from '../../shared/api/notes.js';
+import type { NotesService } from '../notes/service.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
 
 /** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
@@ -50,8 +51,11 @@ export function createSearchService({
   db,
   rankingWindow = DEFAULT_RANKING_WINDOW,
   noteJson = createNoteJsonCache(),
+  readers,
 }: {
   db: Db;
+  /** Each reader's own fields of the answers (the reminder, decision 0034). */
+  readers?: Pick<NotesService, 'personalOf' | 'forReader'>;
   /** Tests configure a small window; the service uses the measured default. */
   rankingWindow?: number;
   /** Note answers kept by version (model/noteAnswers.ts), shared with the lists'. */
@@ -85,11 +89,14 @@ export function createSearchService({
   return {
     /** The results as each note's answer in JSON, in batches, for GET /api/search to send as is. */
     async searchAsJson(actor: Actor, input: SearchQuery): Promise<AsyncIterable<Buffer[]>> {
-      return noteJsonBatches(db, actor.userId, await ranked(actor, input), noteJson);
+      const found = await ranked(actor, input);
+      const lookup = readers ? (await readers.personalOf(actor.userId)).lookup : null;
+      return noteJsonBatches(db, actor.userId, found, noteJson, lookup);
     },
 
     async search(actor: Actor, input: SearchQuery): Promise<Note[]> {
-      return collectBatches(noteViewBatches(db, actor.userId, await ranked(actor, input)));
+      const found = await collectBatches(noteViewBatches(db, actor.userId, await ranked(actor, input)));
+      return readers ? readers.forReader(actor.userId, found) : found;
     },
   };
 }

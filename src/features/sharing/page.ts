@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { securityHeaders } from '../../http/securityHeaders.js';
 import type { NoteColor } from '../../shared/colors.js';
 import { readLines } from '../../shared/markdown.js';
 import type { SharedNoteView } from './service.js';
@@ -242,5 +243,20 @@ export function renderNoticePage(notice: 'unavailable' | 'rate_limited' | 'error
     error: ['Something went wrong', 'The note could not be shown right now. Please try again later.'],
   } as const;
   const [heading, text] = texts[notice];
-  return document(heading, 'notice', `<h1>${heading}</h1>\n<p>${text}</p>`);
+  return renderMessagePage(heading, text);
 }
+
+/** A page that says one thing (plain text, escaped here), with an optional link onwards. */
+export function renderMessagePage(
+  heading: string,
+  text: string,
+  link?: { href: string; text: string },
+): string {
+  const onwards = link ? `\n<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : '';
+  return document(heading, 'notice', `<h1>${escapeHtml(heading)}</h1>\n<p>${escapeHtml(text)}</p>${onwards}`);
+}
+
+/** The headers of every page here: its own CSP (exactly its stylesheet, our images). */
+export const PAGE_SECURITY_HEADERS = securityHeaders({
+  contentSecurityPolicy: { useDefaults: false, directives: PAGE_CSP_DIRECTIVES },
+});

@@ -4,10 +4,10 @@ import { Type } from 'typebox';
 import { asAppError } from '../../db/outage.js';
 import { actorOf, requestOrigin } from '../../http/auth.js';
 import { errorResponses, NoteIdParams, withHeaders } from '../../http/schemas.js';
-import { type SecurityHeaders, securityHeaders } from '../../http/securityHeaders.js';
+import type { SecurityHeaders } from '../../http/securityHeaders.js';
 import { sendStoredFile } from '../attachments/download.js';
 import { FileETag, ImageBinary } from '../attachments/schemas.js';
-import { PAGE_CSP_DIRECTIVES, renderNoticePage, renderSharedNotePage } from './page.js';
+import { PAGE_SECURITY_HEADERS, renderNoticePage, renderSharedNotePage } from './page.js';
 import { HtmlPage, SharedAttachmentParams, SharedAttachmentQuery, TokenParams } from './schemas.js';
 
 /** D-SHARE-2: GET /api/shared/{token} and the page /s/{token} share one budget per client IP. */
@@ -23,11 +23,6 @@ async function publicShareHeaders(_request: FastifyRequest, reply: FastifyReply)
     'x-robots-tag': 'noindex, nofollow',
   });
 }
-
-/** The share page is a document, allowed exactly its stylesheet and our images: its own CSP. */
-const SHARED_PAGE_SECURITY_HEADERS = securityHeaders({
-  contentSecurityPolicy: { useDefaults: false, directives: PAGE_CSP_DIRECTIVES },
-});
 
 /**
  * What every public share route has: no authentication, the headers above, a rate limit, and
@@ -129,7 +124,7 @@ export const sharingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/s/:token',
     {
-      ...publicShareRoute(sharedNoteLimit, SHARED_PAGE_SECURITY_HEADERS),
+      ...publicShareRoute(sharedNoteLimit, PAGE_SECURITY_HEADERS),
       errorHandler: renderPageError,
       schema: {
         tags,

@@ -1,6 +1,7 @@
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { transaction } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { eventLoopTurns } from '../../eventLoop.js';
@@ -24,6 +25,7 @@ import {
 } from '../../model/noteFields.js';
 import type { ListedNoteVersion, NoteRole, NoteRow } from '../../model/notes.js';
 import { applyNoteFields, deleteNotesForGood, insertNote } from '../../model/noteWrites.js';
+import type { PersonalFields } from '../../model/personal.js';
 import { revisionAt } from '../../model/revisions.js';
 import { deletedAmong, deleteTombstonesBefore, tombstonesSince } from '../../model/tombstones.js';
 import type { Note } from '../../shared/api/notes.js';
@@ -55,6 +57,8 @@ export interface SyncDeps {
   db: Db;
   clock: Clock;
   notes: NotesService;
+  /** The pusher's own fields a change may set (the reminder), synced like the note's. */
+  personal?: PersonalFields;
 }
 
 /**
@@ -176,7 +180,13 @@ async function baseContentFor(
   return (await revisionAt(trx, note.id, baseVersion))?.content;
 }
 
-export function createSyncService({ db, clock, notes }: SyncDeps) {
+export function createSyncService({ db, clock, notes, personal }: SyncDeps) {
+  /** The pusher's reminder a change sets, stamped with the change's time (last writer wins). */
+  async function writePersonal(trx: Db, context: PushContext, noteId: string, change: SyncChange) {
+    if (change.data?.reminder === undefined) return;
+    await personal?.write(trx, context.actor.userId, noteId, change.data, change.timestamp, context.now);
+  }
+
   /**
    * Keeps the losing texts of a change as a new note of the note's owner, shared with the note's
    * collaborators, so everyone who could see the note sees what lost (D-SYNC-8); the pusher, who
@@ -268,6 +278,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
         stampedAt: (field) => (data[field] === undefined ? 0 : change.timestamp),
       });
       known.stored(created, 'owner');
+      await writePersonal(trx, context, noteId, change);
       return result(change, { version: created.version });
     }
 
@@ -291,6 +302,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       authorId: actor.userId,
     });
     known.stored(note, access.role);
+    await writePersonal(trx, context, noteId, change);
     const conflictCopyId =
       decision.losers.length > 0
         ? await keepConflictCopy(trx, context, note, change, decision.losers)
@@ -313,7 +325,15 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
     since: number,
   ): Promise<{ syncTime: number; changed: ListedNoteVersion[] }> {
     const syncTime = await store.settledSyncTime(db, () => clock.now());
-    return { syncTime, changed: await store.notesChangedSince(db, actor.userId, since) };
+    const changed = await store.notesChangedSince(db, actor.userId, since);
+    // A note whose reminder of the puller changed comes again, with the reminder (decision 0034).
+    const reminded = personal ? await personal.changedSince(db, actor.userId, since) : [];
+    if (reminded.length > 0) {
+      const listed = new Set(changed.map((note) => note.id));
+      const more = reminded.filter((id) => !listed.has(id));
+      changed.push(...(await store.visibleNotesAmong(db, actor.userId, more)));
+    }
+    return { syncTime, changed };
   }
 
   return {
@@ -323,12 +343,14 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       since: number,
     ): Promise<{ syncTime: number; jsonBatches: AsyncIterable<Buffer[]> }> {
       const { syncTime, changed } = await changedSince(actor, since);
-      return { syncTime, jsonBatches: notes.answersAsJson(actor, changed) };
+      const { lookup } = await notes.personalOf(actor.userId);
+      return { syncTime, jsonBatches: notes.answersAsJson(actor, changed, lookup) };
     },
 
     async pull(actor: Actor, since: number): Promise<{ syncTime: number; notes: Note[] }> {
       const { syncTime, changed } = await changedSince(actor, since);
-      return { syncTime, notes: await collectBatches(noteViewBatches(db, actor.userId, changed)) };
+      const pulled = await collectBatches(noteViewBatches(db, actor.userId, changed));
+      return { syncTime, notes: await notes.forReader(actor.userId, pulled) };
     },
 
     /**
@@ -356,7 +378,7 @@ export function createSyncService({ db, clock, notes }: SyncDeps) {
       requireWriteScope(actor);
       const changes = capFutureTimestamps(pushed, clock.now());
       const results: SyncResult[] = new Array(changes.length);
-      const removed = await db.transaction().execute(async (trx) => {
+      const removed = await transaction(db, async (trx) => {
         const context: PushContext = {
           actor,
           now: clock.now(),

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import { engine } from '../../db/dialect.js';
+import { engine, inJsonList } from '../../db/dialect.js';
 import { WRITE_LOCK_KEY } from '../../db/postgres.js';
 import type { Db } from '../../db/types.js';
 import { type ListedNoteVersion, textBytes } from '../../model/notes.js';
-import { ownedBy, sharedWith } from '../../model/visibility.js';
+import { ownedBy, sharedWith, visibleTo } from '../../model/visibility.js';
 
 /**
  * The notes the user may see that changed at or after `since` (D-SYNC-1), oldest change first:
@@ -42,6 +42,21 @@ export async function notesChangedSince(db: Db, userId: number, since: number): 
     .orderBy('id')
     .execute();
   return rows.map(({ id, doc_id, version, bytes }) => ({ id, doc_id, version, bytes }));
+}
+
+/** The notes among `noteIds` that the user may see, as a pull lists them. */
+export async function visibleNotesAmong(
+  db: Db,
+  userId: number,
+  noteIds: readonly string[],
+): Promise<ListedNoteVersion[]> {
+  if (noteIds.length === 0) return [];
+  return db
+    .selectFrom('notes as n')
+    .select(['n.id', 'n.doc_id', 'n.version', textBytes('n').as('bytes')])
+    .where('n.id', 'in', inJsonList(noteIds))
+    .where(visibleTo(userId))
+    .execute();
 }
 
 /**

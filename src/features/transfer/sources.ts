@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { errors } from '../../errors.js';
+import { addOwnFormats } from '../../http/validation.js';
 import type { NoteFields } from '../../model/noteFields.js';
 import { NoteInput } from '../../shared/api/notes.js';
 import { NOTE_COLORS, type NoteColor } from '../../shared/colors.js';
@@ -91,7 +92,9 @@ export function readItems(files: SourceFiles, format: SourceFormat): AsyncIterab
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const checkNoteInput = addFormats(new Ajv({ strict: false, allErrors: false })).compile(NoteInput);
+const checkNoteInput = addOwnFormats(addFormats(new Ajv({ strict: false, allErrors: false }))).compile(
+  NoteInput,
+);
 
 /**
  * The same limits as a REST create (D-ERR-5), and no U+0000 (a REST body holding one is

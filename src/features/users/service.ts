@@ -1,5 +1,6 @@
 import { type Actor, requireInstanceOwner } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { transaction } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
 import { notesToDeleteBySystemRule } from '../../model/noteAccess.js';
@@ -111,7 +112,7 @@ export function createUsersService({
     async remove(actor: Actor, userId: number): Promise<void> {
       requireInstanceOwner(actor);
       if (userId === actor.userId) throw errors.cannotDeleteOwner();
-      const removedAttachments = await db.transaction().execute(async (trx) => {
+      const removedAttachments = await transaction(db, async (trx) => {
         if (!(await store.findUserById(trx, userId))) throw errors.userNotFound();
         const owned = notesToDeleteBySystemRule(await notesOwnedBy(trx, userId));
         const removed = await deleteNotesForGood(trx, owned, clock.now());

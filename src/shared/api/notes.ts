@@ -5,6 +5,7 @@
 import { type Static, Type } from 'typebox';
 import { NOTE_COLORS, type NoteColor } from '../colors.js';
 import { MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH } from './limits.js';
+import { type Reminder, ReminderInput } from './reminders.js';
 
 export const Color = Type.Unsafe<NoteColor>({ type: 'string', enum: [...NOTE_COLORS] });
 
@@ -21,6 +22,11 @@ export const NoteInput = Type.Object(
     checklistMode: Type.Optional(Type.Boolean()),
     sortOrder: Type.Optional(
       Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+    ),
+    reminder: Type.Optional(
+      Type.Union([ReminderInput, Type.Null()], {
+        description: 'Your own reminder on the note (docs/reminders.md); null removes it',
+      }),
     ),
   },
   { $id: 'NoteInput', title: 'NoteInput' },
@@ -66,12 +72,16 @@ export const Note = Type.Object(
     version: Type.Integer({ description: 'Starts at 1, +1 on every stored change (D-NOTE-3)' }),
     tags: Type.Array(Type.String()),
     attachments: Type.Array(Type.Ref('Attachment')),
+    reminder: Type.Union([Type.Ref('Reminder'), Type.Null()], {
+      description: "The reader's own reminder on the note; nobody else sees it (docs/reminders.md)",
+    }),
   },
   { $id: 'Note', title: 'Note' },
 );
-export interface Note extends Omit<Static<typeof Note>, 'attachments' | 'color'> {
+export interface Note extends Omit<Static<typeof Note>, 'attachments' | 'color' | 'reminder'> {
   color: NoteColor;
   attachments: Attachment[];
+  reminder: Reminder | null;
 }
 
 export const NOTE_FILTERS = ['all', 'archived', 'trashed'] as const;

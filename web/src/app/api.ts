@@ -11,7 +11,15 @@ export interface AuthStatus {
   setupRequired: boolean;
   authenticated: boolean;
   user: User | null;
+  /** false: only the owner's recovery sign-in takes a password (PASSWORD_LOGIN=false). */
+  passwordLogin: boolean;
+  /** null: no single sign-on here; available is false while the provider cannot be reached. */
+  singleSignOn: { displayName: string; available: boolean } | null;
 }
+
+/** Where the single sign-on button leads: the provider, then back to `returnTo` signed in. */
+export const singleSignOnUrl = (returnTo: string) =>
+  `/api/auth/oidc/login?returnTo=${encodeURIComponent(returnTo)}`;
 
 /** An answer of the API other than 2xx, with its D-ERR-1 message for the person. */
 export class ApiError extends Error {

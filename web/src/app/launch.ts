@@ -25,8 +25,11 @@ export async function handleLaunch(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const requested = params.get('new');
   const shareId = params.get('share');
-  if (!requested && !shareId) return;
+  // A notification's or calendar event's link to a note (docs/reminders.md).
+  const noteId = params.get('note');
+  if (!requested && !shareId && !noteId) return;
   history.replaceState(null, '', '/');
+  if (noteId) editing.value = noteId;
   if (requested) composerRequest.value = { list: requested === 'list' };
   if (shareId) await openShared(shareId);
 }

@@ -24,6 +24,11 @@ export type Screen =
   | { kind: 'sessionEnded'; userId: string; name: string; waiting: number }
   | { kind: 'notes' };
 export const screen = signal<Screen>({ kind: 'loading' });
+/** How the server lets people sign in (GET /api/auth/status): passwords, single sign-on, or both. */
+export const signInOptions = signal<Pick<AuthStatus, 'passwordLogin' | 'singleSignOn'>>({
+  passwordLogin: true,
+  singleSignOn: null,
+});
 
 const USER_KEY = 'keepsake:user';
 const PROFILE_KEY = 'keepsake:profile';
@@ -84,7 +89,12 @@ async function openNotesOf(userId: string): Promise<void> {
 
 export async function boot(): Promise<void> {
   const remembered = rememberedUser();
-  const asking = fetchAuthStatus().catch(() => null);
+  const asking = fetchAuthStatus()
+    .then((status) => {
+      signInOptions.value = { passwordLogin: status.passwordLogin, singleSignOn: status.singleSignOn };
+      return status;
+    })
+    .catch(() => null);
   if (!remembered) {
     const status = await asking;
     // Offline or the server is down, with nothing on the device to show.

@@ -47,12 +47,13 @@ export type Route =
   | { view: 'notes' }
   | { view: 'archive' }
   | { view: 'trash' }
+  | { view: 'reminders' }
   | { view: 'settings' }
   | { view: 'admin' }
   | { view: 'label'; label: string };
 
 /** The views with a fixed path (labels have /label/<name>). */
-const PAGES = ['/archive', '/trash', '/settings', '/admin'] as const;
+const PAGES = ['/reminders', '/archive', '/trash', '/settings', '/admin'] as const;
 
 export function routeFromPath(pathname: string): Route {
   const page = PAGES.find((candidate) => candidate === pathname);

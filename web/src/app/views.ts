@@ -1,6 +1,7 @@
 /** Which notes the current view shows, in display order. */
 
 import { signal } from '@preact/signals';
+import { compareReminders } from '../model/reminders.js';
 import { hasFilters, type SearchFilters, searchAsYouType } from '../model/search.js';
 import { nextFrame } from '../sync/frames.js';
 import type { LocalNote } from '../sync/index.js';
@@ -33,5 +34,11 @@ export function notesOfView(
   if (isSearching(query, filters)) return search(notes, query, filters);
   if (route.view === 'archive') return notes.filter((note) => note.archived && !note.trashed);
   if (route.view === 'trash') return notes.filter((note) => note.trashed);
+  if (route.view === 'reminders') {
+    const now = Date.now();
+    return notes
+      .filter((note) => note.reminder && !note.trashed)
+      .sort((a, b) => compareReminders(a.reminder!, b.reminder!, now));
+  }
   return notes.filter((note) => !note.archived && !note.trashed);
 }

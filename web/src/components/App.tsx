@@ -27,6 +27,7 @@ import { CompareDialog } from './Conflicts.js';
 import { Editor } from './Editor.js';
 import { NoteGrid } from './NoteGrid.js';
 import { ImageViewer } from './NoteImages.js';
+import { ReminderNotices, ReminderPicker, RemindersBar } from './Reminders.js';
 import { SessionEnded } from './SessionEnded.js';
 import { SettingsPage } from './SettingsPage.js';
 import { ShortcutsHelp } from './ShortcutsHelp.js';
@@ -138,6 +139,7 @@ function NotesApp() {
           {view === 'admin' && <AdminPage />}
           {(searching || searchOpen.value) && <SearchFilters />}
           {(view === 'notes' || view === 'label') && !searching && <Composer />}
+          {view === 'reminders' && !searching && <RemindersBar />}
           {view === 'trash' && !searching && (
             <div class="trash-bar">
               <p>
@@ -166,6 +168,8 @@ function NotesApp() {
       <CompareDialog />
       <VersionHistory />
       <ShortcutsHelp />
+      <ReminderPicker />
+      <ReminderNotices />
       <Snackbar />
       <ConfirmHost />
     </div>
@@ -184,6 +188,7 @@ function emptyText(view: string, searching: boolean): string {
   if (searching) return 'No matching notes';
   if (view === 'archive') return 'Your archived notes appear here';
   if (view === 'trash') return 'No notes in Trash';
+  if (view === 'reminders') return 'Notes with a reminder appear here';
   return 'Notes you add appear here';
 }
 

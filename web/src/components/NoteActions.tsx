@@ -3,6 +3,7 @@ import { deleteForever, moveToTrash, restore, setArchived, setPinned, updateNote
 import type { LocalNote } from '../sync/index.js';
 import { ColorPicker } from './ColorPicker.js';
 import { IconButton } from './IconButton.js';
+import { RemindButton } from './Reminders.js';
 
 /** Pin, color, archive and trash for one note or a selection (`notes`), as the view allows. */
 export function NoteActions({ notes, withPin = true }: { notes: LocalNote[]; withPin?: boolean }) {
@@ -25,6 +26,7 @@ export function NoteActions({ notes, withPin = true }: { notes: LocalNote[]; wit
   return (
     <>
       {withPin && <PinButton pinned={allPinned} onClick={() => void setPinned(ids, !allPinned)} />}
+      {notes.length === 1 && <RemindButton note={notes[0]!} />}
       <ColorPicker value={color} onPick={(picked) => void updateNotes(ids, { color: picked })} />
       <IconButton
         label={allArchived ? 'Unarchive' : 'Archive'}

@@ -16,6 +16,7 @@ import { NoteActions, PinButton } from './NoteActions.js';
 import { NoteImages } from './NoteImages.js';
 import { NoteText, noteName } from './NoteText.js';
 import { CardPeople } from './PeopleDialogs.js';
+import { ReminderChip } from './Reminders.js';
 
 interface Props {
   note: LocalNote;
@@ -157,6 +158,7 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
           void updateNotes([note.id], { content: setItemChecked(note.content, line, checked) })
         }
       />
+      <ReminderChip note={note} />
       <CardPeople note={note} />
       {note.pending && <span class="visually-hidden">Not synced yet</span>}
       {controls && (

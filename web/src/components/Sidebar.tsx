@@ -1,4 +1,4 @@
-import { Archive, Lightbulb, Settings, Tag, Trash2, Users } from 'lucide-preact';
+import { Archive, Bell, Lightbulb, Settings, Tag, Trash2, Users } from 'lucide-preact';
 import type { ComponentChildren } from 'preact';
 import { currentUser } from '../app/session.js';
 import { labels, navigate, pathOf, type Route, route } from '../app/state.js';
@@ -31,6 +31,9 @@ export const Sidebar = memo(function Sidebar({ open }: { open: boolean }) {
     <nav class={`sidebar${open ? ' open' : ''}`} aria-label="Main">
       <NavLink to={{ view: 'notes' }} label="Notes">
         <Lightbulb size={20} aria-hidden="true" />
+      </NavLink>
+      <NavLink to={{ view: 'reminders' }} label="Reminders">
+        <Bell size={20} aria-hidden="true" />
       </NavLink>
       {labels.value.map((label) => (
         <NavLink key={label} to={{ view: 'label', label }} label={label}>

@@ -11,6 +11,7 @@ export type {
   LocalNote,
   NoteColor,
   NoteFields,
+  NoteReminder,
   ServerAttachment,
   ServerNote,
   SyncEngine,

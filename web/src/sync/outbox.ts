@@ -277,6 +277,7 @@ export function localView(state: NoteState, ownerId: number): LocalNote | undefi
         version: 0,
         tags: [],
         attachments: [],
+        reminder: null,
       };
   for (const entry of entries) {
     const editedAt = new Date(entry.timestamp).toISOString();

@@ -4,6 +4,7 @@
  */
 
 import type { Attachment, Note } from '../../../src/shared/api/notes.js';
+import type { Reminder } from '../../../src/shared/api/reminders.js';
 
 export type { SyncChange, SyncResult, Tombstone } from '../../../src/shared/api/sync.js';
 export type { NoteColor } from '../../../src/shared/colors.js';
@@ -12,7 +13,15 @@ export type { NoteColor } from '../../../src/shared/colors.js';
  * The API's Note, as GET /api/sync returns it. `version` starts at 1 on the server; it is 0 for
  * a note created on this device and not pulled yet.
  */
-export type ServerNote = Note;
+export interface ServerNote extends Omit<Note, 'reminder'> {
+  reminder: NoteReminder | null;
+}
+
+/**
+ * The signed-in user's own reminder on a note (docs/reminders.md). `nextAt` is the server's; a
+ * reminder set on this device and not pulled yet has none.
+ */
+export type NoteReminder = Omit<Reminder, 'nextAt'> & { nextAt?: string | null };
 export type ServerAttachment = Attachment;
 
 /** What the UI shows: the server copy with this device's unacknowledged changes applied. */
@@ -23,7 +32,15 @@ export interface LocalNote extends ServerNote {
 export type NoteFields = Partial<
   Pick<
     ServerNote,
-    'title' | 'content' | 'color' | 'pinned' | 'archived' | 'trashed' | 'checklistMode' | 'sortOrder'
+    | 'title'
+    | 'content'
+    | 'color'
+    | 'pinned'
+    | 'archived'
+    | 'trashed'
+    | 'checklistMode'
+    | 'sortOrder'
+    | 'reminder'
   >
 >;
 
