@@ -179,9 +179,14 @@ function NotesApp() {
 /** The page's one <h1> (hidden: the top bar and the menu show where you are). */
 function viewHeading(route: Route): string {
   if (route.view === 'label') return route.label;
-  return { notes: 'Notes', archive: 'Archive', trash: 'Trash', settings: 'Settings', admin: 'Users', reminders: 'Reminders' }[
-    route.view
-  ];
+  return {
+    notes: 'Notes',
+    archive: 'Archive',
+    trash: 'Trash',
+    settings: 'Settings',
+    admin: 'Users',
+    reminders: 'Reminders',
+  }[route.view];
 }
 
 function emptyText(view: string, searching: boolean): string {
