@@ -25,7 +25,16 @@ export const SERVER_BUNDLE_OPTIONS = {
   // So does @fastify/cookie: it import()s the CommonJS `cookie`, which a split bundle would
   // turn into a chunk with only a default export (no stringifySetCookie: every login a 500);
   // ioredis likewise (import()ed when REDIS_URL is set: no named Redis export).
-  external: ['better-sqlite3', 'sharp', '@fastify/swagger-ui', '@fastify/cookie', 'ioredis'],
+  // @touch4it/ical-timezones reads its zone files through __dirname (the calendar feed's 500 in
+  // the bundled tests when it was inside the bundle).
+  external: [
+    'better-sqlite3',
+    'sharp',
+    '@fastify/swagger-ui',
+    '@fastify/cookie',
+    'ioredis',
+    '@touch4it/ical-timezones',
+  ],
   // Bundled CommonJS packages call require(); give the ES module output one.
   banner: {
     // Aliased: bundled sources may import createRequire themselves (src/db/checkpointer.ts).

@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
+import { transaction } from '../src/db/transaction.js';
+import type { Db } from '../src/db/types.js';
+import { findKeyUser, findKeyUserWithKysely, keyUserStatement } from '../src/features/apiKeys/store.js';
 import {
   findSessionUser,
   findSessionUserWithKysely,
@@ -14,7 +17,7 @@ import {
 import { attachmentsByNote } from '../src/model/attachments.js';
 import { findNoteWithRoleFast, findNoteWithRoleWithKysely, noteRelationsFast } from '../src/model/notes.js';
 import { tagsByNote } from '../src/model/tags.js';
-import { createUserClient, type TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { useOwner, useServer } from './helpers/server.js';
 
@@ -55,6 +58,30 @@ describe('SQLite fast paths', sqliteOnly, () => {
       assert.deepEqual(fast.row, await findSessionUserWithKysely(db, tokenHash, now));
     }
     assert.equal((await findSessionUser(db, hash, session.created_at))?.token_hash, hash);
+  });
+
+  it('findKeyUser answers as its Kysely version: a key, a revoked key, an unknown key', async () => {
+    const { db } = server.app;
+    const created = (
+      await owner.post('/api/settings/api-keys', { name: 'fast', scopes: ['notes:read', 'notes:write'] })
+    ).body;
+    const revoked = (await owner.post('/api/settings/api-keys', { name: 'gone', scopes: ['notes:read'] }))
+      .body;
+    assert.equal((await owner.delete(`/api/settings/api-keys/${revoked.id}`)).status, 200);
+    // A use sets last_used_at, so both columns' shapes (null and a number) are compared.
+    const used = await clientOf(server).get('/api/notes', {
+      headers: { authorization: `Bearer ${created.key}` },
+    });
+    assert.equal(used.status, 200);
+    const fresh = (await owner.post('/api/settings/api-keys', { name: 'unused', scopes: ['notes:read'] }))
+      .body;
+    for (const key of [created.key, fresh.key, revoked.key, 'ks_not_a_key']) {
+      const fast = keyUserStatement.get(db, sha256Hex(key));
+      assert.ok(fast, 'the server database has the fast path');
+      assert.deepEqual(fast.row, await findKeyUserWithKysely(db, sha256Hex(key)));
+    }
+    assert.equal((await findKeyUser(db, sha256Hex(created.key)))?.id, created.id);
+    assert.equal(await findKeyUser(db, sha256Hex(revoked.key)), undefined);
   });
 
   it('findNoteWithRole and noteRelationsFast answer as their Kysely versions for owners, collaborators and strangers', async () => {
@@ -115,5 +142,30 @@ describe('SQLite fast paths', sqliteOnly, () => {
       assert.equal(sessionUserStatement.get(db, hash, 0), undefined);
     });
     assert.ok(sessionUserStatement.get(db, hash, 0));
+  });
+
+  it("is taken in a write transaction (group commit) for the transaction's own reads, which see its writes", async () => {
+    const { db } = server.app;
+    const note = (await owner.post('/api/notes', { title: 'before' })).body;
+    const ownerId = (await owner.get('/api/auth/status')).body.user.id;
+    const hash = sha256Hex(owner.cookies.get('session')!);
+    let kept: Db | undefined;
+    await transaction(
+      db,
+      async (trx) => {
+        kept = trx;
+        await trx.updateTable('notes').set({ title: 'inside' }).where('id', '=', note.id).execute();
+        const fast = findNoteWithRoleFast(trx, note.id, ownerId);
+        assert.ok(fast, 'the write transaction has the fast path');
+        assert.equal(fast.found?.note.title, 'inside');
+        assert.deepEqual(fast.found, await findNoteWithRoleWithKysely(trx, note.id, ownerId));
+        // Beside the transaction, still none.
+        assert.equal(sessionUserStatement.get(db, hash, 0), undefined);
+        throw new Error('roll back');
+      },
+      { group: true },
+    ).catch((error: Error) => assert.equal(error.message, 'roll back'));
+    assert.equal(findNoteWithRoleFast(kept!, note.id, ownerId), undefined, 'none once it has ended');
+    assert.equal(findNoteWithRoleFast(db, note.id, ownerId)?.found?.note.title, 'before');
   });
 });

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Kysely, sql } from 'kysely';
 import yazl from 'yazl';
+import { up as repairNoteIds } from '../src/db/migrations/0012_note_ids.js';
 import {
   MAX_IMPORT_BYTES,
   MAX_IMPORT_NOTES,
@@ -240,8 +241,12 @@ describe('migration 0012_note_ids (issue 26, item 2)', () => {
       first.app.db,
     );
     await storeUnderId(first.app.db, note.id, bad);
-    await sql`DELETE FROM kysely_migration WHERE name = '0012_note_ids'`.execute(first.app.db);
     const syncTime = Number((await owner.get('/api/sync?since=0')).headers.get('x-sync-time'));
+    // The repair as the migrator runs it (in a transaction where DDL is transactional: PostgreSQL),
+    // not by forgetting 0012 in kysely_migration: later migrations would then stand before it.
+    const db = first.app.db as unknown as Kysely<unknown>;
+    if (onPostgres) await db.transaction().execute((trx) => repairNoteIds(trx));
+    else await repairNoteIds(db);
     await first.close({ keepData: true });
 
     const second = await startServer({ dataDir: first.dataDir });

@@ -1,5 +1,5 @@
 /**
- * sharp, the MCP SDK and prom-client are loaded when a request first needs them, not at
+ * sharp, the MCP SDK and prom-client (and the shared page's Intl.DateTimeFormat) are made or loaded when a request first needs them, not at
  * start-up (docs/decisions/0017-performance.md: idle memory). A server process of its own
  * records every module it loads (helpers/lazyModulesChild.ts).
  */
@@ -38,6 +38,10 @@ it('an everyday server loads neither sharp, nor the MCP SDK, nor prom-client unt
     part?.split('\n').some((url) => url.includes(pkg));
   assert.ok(loadedIn(idle, '/node_modules/fastify/'), 'the recorder sees the server loading');
   for (const pkg of LAZY_PACKAGES) assert.ok(!loadedIn(idle, pkg), `${pkg} loaded before it was needed`);
+  assert.ok(
+    !loadedIn(idle, 'Intl.DateTimeFormat'),
+    'an Intl.DateTimeFormat made before a shared page needed it',
+  );
   assert.ok(loadedIn(upload, '/node_modules/sharp/'), 'an upload loads sharp');
   assert.ok(loadedIn(mcp, '/node_modules/@modelcontextprotocol/sdk/'), 'an MCP request loads the SDK');
   fs.rmSync(dir, { recursive: true, force: true });

@@ -195,6 +195,36 @@ describe('note revisions (D-SYNC-9)', () => {
   });
 });
 
+describe('revision pruning', sqliteOnly, () => {
+  it('visits only the revisions older than the retention window (index by age, migration 0015)', async () => {
+    const prunes: string[] = [];
+    const server = await startServer({
+      onQuery: (sql) => {
+        if (sql.startsWith('delete from "note_revisions"')) prunes.push(sql);
+      },
+    });
+    try {
+      const owner = await setupOwner(server, { email: OWNER_EMAIL });
+      const note = (await owner.post('/api/notes', { content: 'edit 0' })).body;
+      for (let i = 1; i <= REVISIONS_KEPT; i++)
+        await owner.patch(`/api/notes/${note.id}`, { content: `edit ${i}` });
+      assert.equal(prunes.length, 1, 'the update to version 51 prunes');
+      const sqlite = new SQLite(path.join(server.dataDir, 'notes.db'), { readonly: true });
+      try {
+        const plan = sqlite
+          .prepare(`EXPLAIN QUERY PLAN ${prunes[0]}`)
+          .all(note.id, 0, note.id, 1, REVISIONS_KEPT - 1) as { detail: string }[];
+        const outer = plan[0]!.detail;
+        assert.match(outer, /USING INDEX note_revisions_by_age \(note_id=\? AND created_at<\?\)/, outer);
+      } finally {
+        sqlite.close();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('migration 0009_note_revisions', sqliteOnly, () => {
   it('gives every existing note its current text as its first revision', async () => {
     const first = await startServer();
@@ -203,10 +233,13 @@ describe('migration 0009_note_revisions', sqliteOnly, () => {
     await owner.patch(`/api/notes/${note.id}`, { content: 'current text' });
     await first.close({ keepData: true });
     // Back to the database as it was before this migration (and the later ones: 0010 does
-    // nothing on SQLite, 0011 added the attachments' width and height).
+    // nothing on SQLite, 0011 added the attachments' width and height, 0012 finds no id to
+    // renew, 0013 and 0014 are undone below, 0015 adds an index that goes with the table).
     const sqlite = new SQLite(path.join(first.dataDir, 'notes.db'));
     sqlite.exec(`DROP TABLE note_revisions;
       ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height;
+      DROP TABLE reminders; DROP TABLE reminder_rings; DROP TABLE push_subscriptions;
+      DROP TABLE server_keys; DROP TABLE reminder_feeds; DROP TABLE user_identities; DROP TABLE oidc_logins;
       DELETE FROM kysely_migration WHERE name >= '0009_note_revisions'`);
     sqlite.close();
 

@@ -55,6 +55,10 @@ describe('SQL per API call (test/snapshots/api-queries.sql)', sqliteOnly, () => 
     await step('PATCH /api/notes/{id}', () =>
       owner.patch(`/api/notes/${note.id}`, { content: 'done #work' }),
     );
+    // The same hashtags: the tags are neither read nor written.
+    await step('PATCH /api/notes/{id} (title, the same hashtags)', () =>
+      owner.patch(`/api/notes/${note.id}`, { title: 'Plans for #work' }),
+    );
     await step('GET /api/notes', () => owner.get('/api/notes'));
     await step('GET /api/search', () => owner.get('/api/search?q=plans'));
     await step('GET /api/tags', () => owner.get('/api/tags'));

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import type { ServerNote } from '../web/src/sync/index.js';
 import {
   eventually,
@@ -427,5 +428,117 @@ describe('as good as Keep in the hand', { skip }, () => {
     assert.equal((await again.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
     const notes = (await again.get<ServerNote[]>('/api/notes')).body;
     assert.ok(notes.some((note) => note.content === 'Typed on the bus'));
+  });
+});
+
+/** Dark pixels (text) in each line-high band of a screenshot of a card's text, top to bottom. */
+async function inkPerLine(text: ReturnType<Page['locator']>): Promise<number[]> {
+  const lineHeight = await text.evaluate((element) =>
+    Number.parseFloat(getComputedStyle(element).lineHeight),
+  );
+  const { data, info } = await sharp(await text.screenshot())
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const scale = info.height / (await text.boundingBox())!.height;
+  const bands: number[] = [];
+  for (let top = 0; top + lineHeight * scale <= info.height + 1; top += lineHeight * scale) {
+    let ink = 0;
+    for (let y = Math.round(top); y < Math.min(info.height, Math.round(top + lineHeight * scale)); y++)
+      for (let x = 0; x < info.width; x++) if (data[y * info.width + x]! < 128) ink++;
+    bands.push(ink);
+  }
+  return bands;
+}
+
+describe("a long card's text ends in a fade, on a whole line (issue 30, small ones)", { skip }, () => {
+  const server = useServer();
+
+  it('a cut text fades out on its last lines; a short one does not', async () => {
+    const owner = await setupOwner(server.url);
+    const long = Array.from({ length: 40 }, (_, index) => `Line ${index} of the long note`).join('\n');
+    await owner.post('/api/notes', { title: 'Long', content: long });
+    await owner.post('/api/notes', { title: 'Brief', content: 'One\nTwo\nThree' });
+    const context = await signedInContext(browser, owner);
+    const page = await context.newPage();
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(server.url);
+    const longText = card(page, 'Long').locator('.card-text');
+    await longText.waitFor();
+    await page.screenshot({ path: path.join(os.tmpdir(), 'web-keep-feel-card-fade.png') });
+    const cut = await inkPerLine(longText);
+    assert.equal(cut.length, 16, 'whole lines only');
+    // Full ink up top, fading towards the bottom, nearly none on the last line.
+    assert.ok(cut.at(-1)! < cut[0]! * 0.25, JSON.stringify(cut));
+    assert.ok(cut.at(-2)! < cut[0]! * 0.9, JSON.stringify(cut));
+    const brief = await inkPerLine(card(page, 'Brief').locator('.card-text'));
+    assert.equal(brief.length, 3);
+    assert.ok(brief.at(-1)! > brief[0]! * 0.6, `an uncut text does not fade: ${JSON.stringify(brief)}`);
+    await context.close();
+  });
+});
+
+describe('the open note\'s colours leave its "Edited" line readable (issue 30, small ones)', { skip }, () => {
+  const server = useServer();
+
+  it('the palette and the "Edited" line do not overlap, on a desktop and a phone', async () => {
+    const owner = await setupOwner(server.url);
+    await owner.post('/api/notes', { title: 'Painted', content: 'Some text\nand more' });
+    for (const options of [{}, PHONE]) {
+      const context = await signedInContext(browser, owner, options);
+      const page = await context.newPage();
+      await page.goto(server.url);
+      await card(page, 'Painted').click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('button', { name: 'Background options' }).click();
+      const palette = dialog.getByRole('group', { name: 'Colors' });
+      await palette.getByRole('button', { name: 'Sage' }).waitFor();
+      const edited = dialog.getByText(/^Edited /);
+      const [a, b] = [(await palette.boundingBox())!, (await edited.boundingBox())!];
+      const overlap =
+        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+      await page.screenshot({
+        path: path.join(os.tmpdir(), `web-keep-feel-palette-${page.viewportSize()!.width}.png`),
+      });
+      assert.equal(overlap, false, `palette ${JSON.stringify(a)}, Edited ${JSON.stringify(b)}`);
+      await palette.getByRole('button', { name: 'Sage' }).click();
+      await eventually(async () =>
+        assert.equal((await owner.get<ServerNote[]>('/api/notes')).body[0]!.color, 'sage'),
+      );
+      await context.close();
+    }
+  });
+});
+
+describe('List view: Pinned and Others head the column of cards (issue 30, small ones)', { skip }, () => {
+  const server = useServer();
+
+  it("each heading starts at its cards' left edge", async () => {
+    const owner = await setupOwner(server.url);
+    await owner.post('/api/notes', { title: 'Pinned one', content: 'up top', pinned: true });
+    await owner.post('/api/notes', { title: 'Other one', content: 'below' });
+    const context = await signedInContext(browser, owner);
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await card(page, 'Pinned one').waitFor();
+    await page.getByRole('button', { name: 'List view' }).click();
+    await page.getByRole('button', { name: 'Grid view' }).waitFor();
+    for (const [heading, title] of [
+      ['Pinned', 'Pinned one'],
+      ['Others', 'Other one'],
+    ] as const) {
+      const text = (await page.getByRole('heading', { name: heading, level: 2 }).boundingBox())!;
+      const cardBox = (await card(page, title).boundingBox())!;
+      assert.ok(
+        text.x >= cardBox.x && text.x <= cardBox.x + 16,
+        `${heading} at ${text.x}, cards at ${cardBox.x}`,
+      );
+      assert.ok(
+        Math.abs(text.x + text.width - (cardBox.x + cardBox.width)) <= 16,
+        `${heading} spans the column`,
+      );
+    }
+    await page.screenshot({ path: path.join(os.tmpdir(), 'web-keep-feel-list-headings.png') });
+    await context.close();
   });
 });

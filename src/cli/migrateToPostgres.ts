@@ -236,7 +236,7 @@ async function copyToPostgres(
             rows.map((row) => row.doc_id as number),
           )
           .execute();
-        for (const note of notes) await indexNote(trx, note, false);
+        for (const note of notes) await indexNote(trx, note, 'unknown');
       }
       digests.set(DERIVED[0], digestOf(sqliteBatches(sqlite, ...DERIVED)));
       for (const [table, order] of [...TABLES, DERIVED]) {

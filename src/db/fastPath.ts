@@ -4,10 +4,10 @@
  * did; a store may keep such a read as one statement prepared once per connection and run it
  * on better-sqlite3 directly, beside the Kysely version of the same query. The store tries the
  * fast path first and uses the Kysely version when it answers `undefined`: for another engine
- * (only SQLite connections are registered here), for a transaction (its own Kysely object),
- * and while a transaction is open on the connection, whose uncommitted writes a read outside
- * it must not see (Kysely then waits for the transaction to end). A test pins each fast path's
- * answers to its Kysely version's.
+ * (only SQLite connections are registered here), for a transaction not registered with
+ * enableFastPathsIn (its own Kysely object), and while a transaction is open on the connection,
+ * whose uncommitted writes a read outside it must not see (Kysely then waits for the
+ * transaction to end). A test pins each fast path's answers to its Kysely version's.
  */
 import type SQLite from 'better-sqlite3';
 import type { Compilable } from 'kysely';
@@ -20,11 +20,18 @@ interface Connection {
 }
 
 const connections = new WeakMap<Db, Connection>();
+/** Transactions whose own statements may take the fast paths (enableFastPathsIn). */
+const transactions = new WeakMap<Db, Connection>();
 
-/** The connection a fast path may run on now: none for another engine or beside a transaction. */
+/**
+ * The connection a fast path may run on now: none for another engine or beside a transaction;
+ * for a registered transaction, its connection while it is open.
+ */
 function fastConnection(db: Db): Connection | undefined {
   const connection = connections.get(db);
-  return connection && !connection.sqlite.inTransaction ? connection : undefined;
+  if (connection) return connection.sqlite.inTransaction ? undefined : connection;
+  const holder = transactions.get(db);
+  return holder?.sqlite.inTransaction ? holder : undefined;
 }
 
 /** Runs `read`, timed and reported like Kysely's queries (metrics, the tests' query log). */
@@ -38,6 +45,19 @@ function timed<Answer>(connection: Connection, text: string, read: () => Answer)
 /** Lets the stores' fast paths run on `sqlite` when they are handed `db` (connection.ts). */
 export function enableFastPaths(db: Db, sqlite: SQLite.Database, onQuery: DatabaseOptions['onQuery']): void {
   connections.set(db, { sqlite, onQuery });
+}
+
+/**
+ * Lets the fast paths run for `trx`, a transaction on `db`'s connection (group commit's, which
+ * holds the connection for its writes). Safe because SQLite has one connection: while `trx` is
+ * open, Kysely runs nothing else on it (other queries wait for the transaction, and fast paths
+ * handed `db` refuse), and better-sqlite3 never yields, so a fast read for the transaction's own
+ * code sees exactly what its Kysely version would: the transaction's writes, those of the
+ * writes grouped before it included. After the transaction ends `trx` has no fast path.
+ */
+export function enableFastPathsIn(trx: Db, db: Db): void {
+  const connection = connections.get(db);
+  if (connection) transactions.set(trx, connection);
 }
 
 /** A fast path's answer: the row (undefined for none), or undefined when `db` has no fast path. */

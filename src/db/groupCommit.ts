@@ -14,6 +14,7 @@
  * gets a plain transaction per write.
  */
 import type { Transaction } from 'kysely';
+import { enableFastPathsIn } from './fastPath.js';
 import { committed } from './noteChanges.js';
 import type { Database } from './schema.js';
 import type { Db } from './types.js';
@@ -68,6 +69,8 @@ class GroupCommit {
     let used: Transaction<Database> | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
+        // The writes' own reads may take the fast paths (db/fastPath.ts): they see its writes.
+        enableFastPathsIn(trx, this.db);
         used = trx;
         for (const [index, job] of group.entries()) {
           failed = index;

@@ -33,16 +33,31 @@ function sameAuthority<N extends NoteRow>(_note: N, updated: NoteRow): N {
   return updated as N;
 }
 
-/** Tags (D-TAG-2) and search document of a note; a note just inserted has no tags to compare. */
-export async function indexNote(db: Db, note: NoteRow, inserted: boolean): Promise<void> {
+/**
+ * Tags (D-TAG-2) and search document of a note. `before`: 'inserted' for a note just inserted
+ * (no tags to compare), the title and content the note's tags were written from when known (an
+ * update: its tags are the hashtags of those, so when the hashtags did not change, as in most
+ * edits, the tags are neither read nor written), or 'unknown' (they are read and replaced).
+ */
+export async function indexNote(
+  db: Db,
+  note: NoteRow,
+  before: 'inserted' | 'unknown' | Pick<NoteRow, 'title' | 'content'>,
+): Promise<void> {
   const tags = extractHashtags(note.title, note.content);
-  if (inserted) await addNoteTags(db, note.id, tags);
-  else await replaceNoteTags(db, note.id, tags);
+  if (before === 'inserted') await addNoteTags(db, note.id, tags);
+  else if (before === 'unknown' || !sameNames(tags, extractHashtags(before.title, before.content)))
+    await replaceNoteTags(db, note.id, tags);
   await writeSearchDocument(db, note.doc_id, {
     title: indexText(note.title),
     content: indexText(note.content),
     tags: indexText(tags.join(' ')),
   });
+}
+
+/** Whether two sorted lists of names are equal. */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, n) => name === b[n]);
 }
 
 /**
@@ -86,7 +101,7 @@ export async function insertNote(
     field_clock: JSON.stringify(clock),
     field_versions: JSON.stringify(Object.fromEntries(NOTE_FIELD_NAMES.map((f) => [f, 1]))),
   });
-  await indexNote(db, row, true);
+  await indexNote(db, row, 'inserted');
   await recordRevision(db, row, input.authorId, input.now);
   noteChanged(db, row.id);
   return row;
@@ -121,7 +136,7 @@ export async function applyNoteFields<N extends AuthorizedNote<'edit'>>(
   if (changed.length === 0) {
     if (fieldClock === note.field_clock) return { note, changed };
     return {
-      note: sameAuthority(note, await store.updateNote(db, note.id, { field_clock: fieldClock })),
+      note: sameAuthority(note, await store.updateNote(db, note, { field_clock: fieldClock })),
       changed,
     };
   }
@@ -137,10 +152,10 @@ export async function applyNoteFields<N extends AuthorizedNote<'edit'>>(
     field_versions: JSON.stringify(versions),
   };
   if (changes.trashed !== undefined) patch.trashed_at = changes.trashed ? write.now : null;
-  const updated = sameAuthority(note, await store.updateNote(db, note.id, patch));
+  const updated = sameAuthority(note, await store.updateNote(db, note, patch));
   noteChanged(db, note.id);
   if (changes.title !== undefined || changes.content !== undefined) {
-    await indexNote(db, updated, false);
+    await indexNote(db, updated, note);
     await recordRevision(db, updated, write.authorId, write.now);
   }
   return { note: updated, changed };
@@ -152,7 +167,7 @@ export async function bumpNoteVersion<N extends AuthorizedNote<'edit'>>(
   note: N,
   now: number,
 ): Promise<N> {
-  const updated = await store.updateNote(db, note.id, {
+  const updated = await store.updateNote(db, note, {
     version: note.version + 1,
     updated_at: Math.max(now, note.updated_at),
   });

@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { NoResultError, type Selectable, sql } from 'kysely';
 import { inJsonList } from '../db/dialect.js';
 import { fastRows, fastStatement } from '../db/fastPath.js';
 import { keptWhileUnchanged } from '../db/keptReads.js';
@@ -295,12 +295,25 @@ export async function notesByIds(db: Db, userId: number, noteIds: readonly strin
   return noteIds.flatMap((id) => byId.get(id) ?? []);
 }
 
+/**
+ * Inserts the note; only doc_id, which the database assigns, is read back (no trigger changes
+ * a notes row, so the rest is what was written).
+ */
 export async function insertNote(db: Db, note: Omit<NoteRow, 'doc_id'>): Promise<NoteRow> {
-  return db.insertInto('notes').values(note).returningAll().executeTakeFirstOrThrow();
+  const { doc_id } = await db.insertInto('notes').values(note).returning('doc_id').executeTakeFirstOrThrow();
+  return { doc_id, ...note };
 }
 
-export async function updateNote(db: Db, noteId: string, patch: Partial<Omit<NoteRow, 'doc_id' | 'id'>>) {
-  return db.updateTable('notes').set(patch).where('id', '=', noteId).returningAll().executeTakeFirstOrThrow();
+/**
+ * Writes `patch` to the note `row` and answers the row as stored: `row` with the patch, since no
+ * trigger changes a notes row. Nothing is read back (`RETURNING *` cost ~130 µs an update on
+ * SQLite, mostly copying title and content out again).
+ */
+export async function updateNote(db: Db, row: NoteRow, patch: Partial<Omit<NoteRow, 'doc_id' | 'id'>>) {
+  const query = db.updateTable('notes').set(patch).where('id', '=', row.id);
+  const { numUpdatedRows } = await query.executeTakeFirstOrThrow();
+  if (numUpdatedRows === 0n) throw new NoResultError(query.toOperationNode());
+  return { ...row, ...patch };
 }
 
 /** Everyone who can see each of the notes (owner and collaborators), in one query for all notes. */

@@ -7,11 +7,18 @@ import fs from 'node:fs';
 import { register } from 'node:module';
 
 register('./loadRecorder.mjs', import.meta.url);
+const marksFile = process.env.LOADED_URLS_FILE!;
+// Each Intl.DateTimeFormat made (ICU's locale and time-zone data: ~8 MiB) is recorded too.
+Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, {
+  construct(target, args) {
+    fs.appendFileSync(marksFile, 'Intl.DateTimeFormat\n');
+    return Reflect.construct(target, args);
+  },
+});
 const { buildApp } = await import('../../src/app.js');
 const { loadConfig } = await import('../../src/config.js');
 const { TEST_PASSWORD_COST } = await import('./server.js');
 
-const marksFile = process.env.LOADED_URLS_FILE!;
 const app = await buildApp(loadConfig({ DATA_DIR: process.argv[2]!, LOG_LEVEL: 'silent' }), {
   logger: false,
   passwordCost: TEST_PASSWORD_COST,

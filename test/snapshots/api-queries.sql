@@ -23,7 +23,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "id" from "notes" where "id" = ?;
-insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "doc_id";
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
@@ -31,6 +31,7 @@ insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "
 commit;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- GET /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -40,13 +41,16 @@ SELECT n.*,
    FROM notes n WHERE n.id = @noteId;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- PATCH /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
-select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
-update "notes" set "content" = ?, "version" = ?, "updated_at" = ?, "field_clock" = ?, "field_versions" = ? where "id" = ? returning *;
+SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
+   FROM notes n WHERE n.id = @noteId;
+update "notes" set "content" = ?, "version" = ?, "updated_at" = ?, "field_clock" = ?, "field_versions" = ? where "id" = ?;
 select "t"."id", "t"."name" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" = ?;
 delete from "note_tags" where "note_id" = ? and "tag_id" in (SELECT value FROM json_each(?));
 delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists (select "tag_id" from "note_tags" where "tag_id" = "tags"."id");
@@ -55,6 +59,22 @@ insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "
 commit;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+
+-- PATCH /api/notes/{id} (title, the same hashtags)
+SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
+   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
+begin;
+SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
+   FROM notes n WHERE n.id = @noteId;
+update "notes" set "title" = ?, "version" = ?, "updated_at" = ?, "field_clock" = ?, "field_versions" = ? where "id" = ?;
+INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
+insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
+commit;
+SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
+SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- GET /api/notes
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -62,6 +82,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -91,6 +112,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?))
     ORDER BY w.score, n.updated_at DESC
     LIMIT ?;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- GET /api/tags
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -116,6 +138,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- POST /api/notes/{id}/attachments
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -126,7 +149,7 @@ SELECT n.*,
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 insert into "attachments" ("id", "note_id", "filename", "mime_type", "size", "thumbnail_path", "created_at", "sha256", "thumbnail_size", "width", "height") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
-update "notes" set "version" = ?, "updated_at" = ? where "id" = ? returning *;
+update "notes" set "version" = ?, "updated_at" = ? where "id" = ?;
 commit;
 
 -- POST /api/notes/{id}/share
@@ -148,7 +171,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?));
 select distinct "note_id" from "note_tombstones" where "note_id" in (SELECT value FROM json_each(?));
-insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
+insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "doc_id";
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
@@ -159,6 +182,8 @@ commit;
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select "n"."id", "n"."doc_id", "n"."version", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.owner_id = ? and "n"."updated_at" >= ? union all select "n"."id", "n"."doc_id", "n"."version", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?) and ("n"."updated_at" >= ? or exists (select "c"."note_id" from "note_collaborators" as "c" where "c"."note_id" = "n"."id" and "c"."user_id" = ? and "c"."added_at" >= ?)) order by "updated_at", "id";
+select "note_id" from "reminders" where "user_id" = ? and "changed_at" >= ?;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -175,11 +200,13 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 insert into "api_keys" ("id", "user_id", "name", "key_hash", "key_prefix", "scopes", "created_at", "last_used_at") values (?, ?, ?, ?, ?, ?, ?, ?);
 
 -- GET /api/notes (with an API key)
-select "k"."id", "k"."scopes", "k"."last_used_at", "u"."id" as "user_id", "u"."is_owner" from "api_keys" as "k" inner join "users" as "u" on "u"."id" = "k"."user_id" where "k"."key_hash" = ?;
+SELECT k.id, k.scopes, k.last_used_at, u.id AS user_id, u.is_owner FROM api_keys k
+   JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?;
 update "api_keys" set "last_used_at" = ? where "id" = ?;
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
+select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
 
 -- DELETE /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s

@@ -13,6 +13,7 @@ import * as attachmentDimensions from './0011_attachment_dimensions.js';
 import * as noteIds from './0012_note_ids.js';
 import * as reminders from './0013_reminders.js';
 import * as userIdentities from './0014_user_identities.js';
+import * as revisionAgeIndex from './0015_revision_age_index.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '0012_note_ids': noteIds,
   '0013_reminders': reminders,
   '0014_user_identities': userIdentities,
+  '0015_revision_age_index': revisionAgeIndex,
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import { inJsonList } from '../../db/dialect.js';
+import { fastStatement } from '../../db/fastPath.js';
 import type { ApiKeysTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
 
@@ -29,7 +30,21 @@ export async function deleteApiKey(db: Db, userId: number, keyId: string): Promi
   return result.numDeletedRows > 0n;
 }
 
-export async function findKeyUser(db: Db, keyHash: string) {
+/** The key's user: the start of every request that carries an API key. */
+interface KeyUser {
+  id: string;
+  scopes: string;
+  last_used_at: number | null;
+  user_id: number;
+  is_owner: number;
+}
+
+export async function findKeyUser(db: Db, keyHash: string): Promise<KeyUser | undefined> {
+  const fast = keyUserStatement.get(db, keyHash);
+  return fast ? fast.row : findKeyUserWithKysely(db, keyHash);
+}
+
+export async function findKeyUserWithKysely(db: Db, keyHash: string): Promise<KeyUser | undefined> {
   return db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
@@ -37,6 +52,12 @@ export async function findKeyUser(db: Db, keyHash: string) {
     .where('k.key_hash', '=', keyHash)
     .executeTakeFirst();
 }
+
+/** findKeyUser's SQLite fast path (db/fastPath.ts); test/fast-paths.test.ts pins it to the above. */
+export const keyUserStatement = fastStatement<[keyHash: string], KeyUser>(
+  `SELECT k.id, k.scopes, k.last_used_at, u.id AS user_id, u.is_owner FROM api_keys k
+   JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
+);
 
 /** Which of these keys still exist (revocation deletes them): the live streams' check. */
 export async function existingApiKeys(db: Db, keyIds: readonly string[]): Promise<Set<string>> {

@@ -24,6 +24,27 @@ const NOTE_BACKGROUNDS: Record<NoteColor, string> = {
   chalk: '#efeff1',
 };
 
+/** The same colours in dark mode (as the web app's). */
+const NOTE_BACKGROUNDS_DARK: Record<NoteColor, string> = {
+  default: '#202124',
+  coral: '#77172e',
+  peach: '#692b17',
+  sand: '#7c4a03',
+  mint: '#264d3b',
+  sage: '#0c625d',
+  fog: '#256377',
+  storm: '#284255',
+  dusk: '#472e5b',
+  blossom: '#6c394f',
+  clay: '#4b443a',
+  chalk: '#232427',
+};
+
+const backgroundRules = (backgrounds: Record<NoteColor, string>) =>
+  Object.entries(backgrounds)
+    .map(([name, color]) => `.color-${name}{background:${color}}`)
+    .join('\n');
+
 const STYLESHEET = `
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
@@ -33,9 +54,7 @@ padding:48px 24px}
 .note{max-width:44rem;margin:0 auto;background:#fff;border:1px solid rgba(0,0,0,.1);border-radius:16px;
 box-shadow:0 1px 3px rgba(60,64,67,.25),0 4px 12px rgba(60,64,67,.12);padding:36px 40px 24px;
 overflow-wrap:anywhere}
-${Object.entries(NOTE_BACKGROUNDS)
-  .map(([name, color]) => `.color-${name}{background:${color}}`)
-  .join('\n')}
+${backgroundRules(NOTE_BACKGROUNDS)}
 h1{font-size:1.75rem;line-height:1.25;font-weight:600;margin:0 0 .6em;letter-spacing:-.01em}
 p{margin:0 0 1em}
 a{color:#174ea6;text-decoration:underline;text-underline-offset:2px}
@@ -47,11 +66,11 @@ width:1.1em;height:1.1em;margin:.3em 0 0;border:2px solid #5f6368;border-radius:
 .checklist input:checked{background:#5f6368}
 .checklist input:checked::before{content:"";width:.55em;height:.28em;border:solid #fff;border-width:0 0 2px 2px;
 transform:translateY(-.08em) rotate(-45deg)}
-.checklist .done span{text-decoration:line-through;color:#5f6368}
+.checklist .done span{text-decoration:line-through;color:#3c4043}
 .images{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:8px;margin:0 0 1.25em}
 .images a{display:block;aspect-ratio:1;border-radius:10px;overflow:hidden;background:rgba(0,0,0,.06)}
 .images img{display:block;width:100%;height:100%;object-fit:cover}
-footer{margin-top:1.5em;padding-top:.9em;border-top:1px solid rgba(0,0,0,.1);color:#5f6368;font-size:.85rem}
+footer{margin-top:1.5em;padding-top:.9em;border-top:1px solid rgba(0,0,0,.1);color:#3c4043;font-size:.85rem}
 .notice{text-align:center;padding-top:48px;padding-bottom:48px}
 .notice p{color:#3c4043}
 @media (max-width:600px){
@@ -60,7 +79,18 @@ body{padding:0;background:#fff}
 h1{font-size:1.45rem}
 .images{grid-template-columns:repeat(2,1fr)}
 }
-@media (prefers-color-scheme:dark){body{background:#202124}}
+@media (prefers-color-scheme:dark){
+body{background:#202124;color:#e8eaed}
+.note{border-color:rgba(255,255,255,.12);box-shadow:none}
+${backgroundRules(NOTE_BACKGROUNDS_DARK)}
+a{color:#8ab4f8}
+.checklist input{border-color:#dadce0}
+.checklist input:checked{background:#dadce0}
+.checklist input:checked::before{border-color:#202124}
+.checklist .done span,footer,.notice p{color:#dadce0}
+footer{border-top-color:rgba(255,255,255,.16)}
+.images a{background:rgba(255,255,255,.08)}
+}
 `;
 
 /** The Content-Security-Policy of every page here: nothing runs, nothing loads but our images. */
@@ -154,6 +184,7 @@ function document(title: string, bodyClass: string, main: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
@@ -168,7 +199,15 @@ ${main}
 `;
 }
 
-const DATE_FORMAT = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' });
+/**
+ * Made on first use: building an Intl.DateTimeFormat loads ICU's locale and time-zone data,
+ * ~8 MiB of RSS that a server which never renders a shared page need not hold from start-up.
+ */
+let dateFormat: Intl.DateTimeFormat | undefined;
+function sharedDateFormat(): Intl.DateTimeFormat {
+  dateFormat ??= new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' });
+  return dateFormat;
+}
 
 function attachmentUrl(token: string, attachmentId: string, thumb: boolean): string {
   const path = `/api/shared/${encodeURIComponent(token)}/attachment/${encodeURIComponent(attachmentId)}`;
@@ -187,7 +226,7 @@ export function renderSharedNotePage(view: SharedNoteView, token: string): strin
     note.title.trim() === '' ? '' : `<h1>${escapeHtml(note.title)}</h1>`,
     images.length > 0 ? `<div class="images">\n${images.join('\n')}\n</div>` : '',
     renderContent(note.content),
-    `<footer>Shared read-only · updated <time datetime="${note.updatedAt}">${DATE_FORMAT.format(
+    `<footer>Shared read-only · updated <time datetime="${note.updatedAt}">${sharedDateFormat().format(
       new Date(note.updatedAt),
     )}</time></footer>`,
   ];

@@ -6,7 +6,16 @@ import { handleLaunch } from '../app/launch.js';
 import { learnPeopleOfSharedNotes } from '../app/people.js';
 import { authenticate, boot, screen } from '../app/session.js';
 import { installShortcuts } from '../app/shortcuts.js';
-import { filters, pathOf, query, route, searchOpen, selection, sortedNotes } from '../app/state.js';
+import {
+  filters,
+  pathOf,
+  query,
+  type Route,
+  route,
+  searchOpen,
+  selection,
+  sortedNotes,
+} from '../app/state.js';
 import { isSearching, notesOfView } from '../app/views.js';
 import { prepareSearch } from '../model/search.js';
 import type { LocalNote } from '../sync/index.js';
@@ -123,6 +132,9 @@ function NotesApp() {
               </button>
             </div>
           )}
+          {view !== 'settings' && view !== 'admin' && (
+            <h1 class="visually-hidden">{searching ? 'Search results' : viewHeading(route.value)}</h1>
+          )}
           {view === 'settings' && <SettingsPage />}
           {view === 'admin' && <AdminPage />}
           {(searching || searchOpen.value) && <SearchFilters />}
@@ -162,6 +174,19 @@ function NotesApp() {
       <ConfirmHost />
     </div>
   );
+}
+
+/** The page's one <h1> (hidden: the top bar and the menu show where you are). */
+function viewHeading(route: Route): string {
+  if (route.view === 'label') return route.label;
+  return {
+    notes: 'Notes',
+    archive: 'Archive',
+    trash: 'Trash',
+    settings: 'Settings',
+    admin: 'Users',
+    reminders: 'Reminders',
+  }[route.view];
 }
 
 function emptyText(view: string, searching: boolean): string {

@@ -21,6 +21,12 @@ export function ColorPicker({
       {open.value && (
         <fieldset
           class="palette"
+          // In the open note the colours are a row of its sticky toolbar: scrolled to the end, the
+          // toolbar sits below the "Edited" line instead of over it.
+          ref={(element) => {
+            const dialog = element?.closest('dialog');
+            dialog?.scrollTo({ top: dialog.scrollHeight });
+          }}
           onKeyDown={(event) => {
             if (event.key === 'Escape') {
               event.stopPropagation();
