@@ -39,7 +39,7 @@ export function openMedia(engine: SyncEngine): Promise<void> {
 }
 
 async function openMediaOf(engine: SyncEngine): Promise<void> {
-  await closeMedia();
+  detachMedia();
   const db = await openMediaDatabase(indexedDB, engine.userId);
   const cache = new MediaCache({ db, baseUrl: '' });
   const queue = await UploadQueue.open({
@@ -77,9 +77,16 @@ async function openMediaOf(engine: SyncEngine): Promise<void> {
   void queue.run();
 }
 
-export async function closeMedia(): Promise<void> {
+function detachMedia(): void {
   media.peek()?.detach();
   media.value = null;
+}
+
+export async function closeMedia(): Promise<void> {
+  // A database still opening is attached once it opens: closing before that would leave it open
+  // (and block its deletion when the account's data is removed).
+  await opening.catch(() => undefined);
+  detachMedia();
 }
 
 /** Sign-out: the queue and every cached file of this person go with the notes. */
