@@ -51,11 +51,15 @@ function deviceContents(page: Page) {
     const databases: Record<string, Record<string, number>> = {};
     for (const { name } of await indexedDB.databases()) {
       if (!name?.startsWith('keepsake-')) continue;
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      // Deleted since it was listed: opening it would make it anew (empty), so that is undone.
+      const db = await new Promise<IDBDatabase | null>((resolve, reject) => {
         const request = indexedDB.open(name);
+        request.onupgradeneeded = () => request.transaction?.abort();
         request.onsuccess = () => resolve(request.result);
-        request.onerror = () => reject(request.error);
+        request.onerror = () =>
+          request.error?.name === 'AbortError' ? resolve(null) : reject(request.error);
       });
+      if (!db) continue;
       const counts: Record<string, number> = {};
       for (const store of db.objectStoreNames) {
         counts[store] = await new Promise<number>((resolve) => {
