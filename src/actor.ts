@@ -1,7 +1,6 @@
 import { errors } from './errors.js';
+import { ALL_SCOPES, type Scope } from './shared/api/apiKeys.js';
 
-export type Scope = 'notes:read' | 'notes:write';
-export const ALL_SCOPES: readonly Scope[] = ['notes:read', 'notes:write'];
 
 /** Who is calling, as every service sees it: from a session cookie or an API key. */
 export interface Actor {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Actor, ALL_SCOPES } from '../src/actor.js';
+import type { Actor } from '../src/actor.js';
+import { ALL_SCOPES } from '../src/shared/api/apiKeys.js';
 import type { Db } from '../src/db/types.js';
 import { decideNoteAccess, type FoundNote, type NoteAction } from '../src/model/noteAccess.js';
 import type { NoteRow } from '../src/model/notes.js';
