@@ -1,7 +1,6 @@
 import { errors } from './errors.js';
 import { ALL_SCOPES, type Scope } from './shared/api/apiKeys.js';
 
-
 /** Who is calling, as every service sees it: from a session cookie or an API key. */
 export interface Actor {
   userId: number;

@@ -58,8 +58,6 @@ import { transferRoutes } from './features/transfer/routes.js';
 import { createTransferService } from './features/transfer/service.js';
 import { createPasswordHasher, type ScryptCost } from './features/users/passwords.js';
 import { userRoutes } from './features/users/routes.js';
-import { ApiKey } from './shared/api/apiKeys.js';
-import { Collaborator, UserProfile, UserSummary } from './shared/api/people.js';
 import { createUsersService } from './features/users/service.js';
 import { findWebBundle, loadWebBundle } from './features/webapp/bundle.js';
 import { appPageFallback, registerWebApp } from './features/webapp/routes.js';
@@ -80,7 +78,9 @@ import { registerValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
 import { createNoteJsonCache } from './model/noteAnswers.js';
 import { newestUpdate } from './model/notes.js';
+import { ApiKey } from './shared/api/apiKeys.js';
 import { Attachment, Note } from './shared/api/notes.js';
+import { Collaborator, UserProfile, UserSummary } from './shared/api/people.js';
 import { Reminder } from './shared/api/reminders.js';
 import { APP_VERSION } from './version.js';
 

@@ -11,6 +11,7 @@ import { PRIVATE_DIR_MODE } from '../../fileModes.js';
 import { noteViewBatches } from '../../model/noteAnswers.js';
 import type { ListedNote } from '../../model/notes.js';
 import type { Note } from '../../shared/api/notes.js';
+import type { ImportSummary } from '../../shared/api/transfer.js';
 import { isNoteId } from '../../shared/noteIds.js';
 import { MAX_FILE_BYTES } from '../attachments/images.js';
 import type { AttachmentsService } from '../attachments/service.js';
