@@ -215,4 +215,23 @@ describe('Edit labels', { skip }, () => {
     await dialog().getByRole('button', { name: 'Done' }).click();
     await page.getByRole('link', { name: 'ideas' }).waitFor();
   });
+
+  it('a card’s "Labels" gives the note a label and takes it away', async () => {
+    const card = page.getByRole('article', { name: 'Garden' });
+    await card.hover();
+    await card.getByRole('button', { name: 'Labels' }).click();
+    const labelNote = page.getByRole('dialog', { name: 'Label note' });
+    await labelNote.getByRole('checkbox', { name: 'ideas' }).check();
+    await focus(page);
+    await eventually(async () => assert.equal((await note('garden')).content, 'plant roses\n#ideas'));
+    await labelNote.getByRole('textbox', { name: 'Enter label name' }).fill('flowers');
+    await labelNote.getByRole('textbox', { name: 'Enter label name' }).press('Enter');
+    await labelNote.getByRole('checkbox', { name: 'flowers' }).waitFor();
+    assert.equal(await labelNote.getByRole('checkbox', { name: 'flowers' }).isChecked(), true);
+    await page.screenshot({ path: '.tmp/label-note.png' });
+    await labelNote.getByRole('checkbox', { name: 'ideas' }).uncheck();
+    await labelNote.getByRole('button', { name: 'Done' }).click();
+    await focus(page);
+    await eventually(async () => assert.equal((await note('garden')).content, 'plant roses\n#flowers'));
+  });
 });

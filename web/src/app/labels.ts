@@ -6,7 +6,7 @@
  * device until a note has it.
  */
 import { computed, signal } from '@preact/signals';
-import { labelName, labelsOf, renameLabel } from '../model/labels.js';
+import { addLabel, labelName, labelsOf, renameLabel } from '../model/labels.js';
 import { engine, labels, navigate, route } from './state.js';
 
 const CREATED_KEY = 'keepsake:created-labels';
@@ -63,4 +63,16 @@ export async function relabel(from: string, typed: string | null): Promise<void>
   const shown = route.value;
   if (shown.view === 'label' && shown.label === from)
     navigate(to === null ? { view: 'notes' } : { view: 'label', label: to });
+}
+
+/** The note whose labels are being chosen ("Labels" on its card). */
+export const labellingNote = signal<string | null>(null);
+
+/** Gives note `id` label `typed` (its hashtag on the trailing tags-only line) or takes it away. */
+export async function setLabel(id: string, typed: string, on: boolean): Promise<void> {
+  const current = engine.value;
+  const note = current?.notes().get(id);
+  const name = labelName(typed);
+  if (!current || !note || name === '' || labelsOf(note).includes(name) === on) return;
+  await current.update(id, on ? { content: addLabel(note.content, name) } : renameLabel(note, name, null));
 }

@@ -24,7 +24,7 @@ import { AuthForm } from './AuthScreen.js';
 import { Composer } from './Composer.js';
 import { ConfirmHost } from './Confirm.js';
 import { CompareDialog } from './Conflicts.js';
-import { EditLabels } from './EditLabels.js';
+import { EditLabels, LabelNote } from './EditLabels.js';
 import { Editor } from './Editor.js';
 import { NoteGrid } from './NoteGrid.js';
 import { ImageViewer } from './NoteImages.js';
@@ -169,6 +169,7 @@ function NotesApp() {
       <CompareDialog />
       <VersionHistory />
       <EditLabels />
+      <LabelNote />
       <ShortcutsHelp />
       <ReminderPicker />
       <ReminderNotices />

@@ -1,8 +1,16 @@
 import { useSignal } from '@preact/signals';
-import { Check, Plus, Trash2 } from 'lucide-preact';
+import { Check, Plus, Tag, Trash2 } from 'lucide-preact';
 import { askFirst } from '../app/confirm.js';
-import { allLabelNames, createLabel, editingLabels, relabel } from '../app/labels.js';
-import { labelName } from '../model/labels.js';
+import {
+  allLabelNames,
+  createLabel,
+  editingLabels,
+  labellingNote,
+  relabel,
+  setLabel,
+} from '../app/labels.js';
+import { noteById } from '../app/state.js';
+import { labelName, labelsOf } from '../model/labels.js';
 import { IconButton } from './IconButton.js';
 import { Modal } from './Modal.js';
 
@@ -95,5 +103,58 @@ function LabelRow({ name }: { name: string }) {
         <Trash2 size={18} />
       </IconButton>
     </li>
+  );
+}
+
+/** "Labels" on a card (issue 30 item 13, as Keep's "Add label" in a card's menu). */
+export function LabelsButton({ noteId }: { noteId: string }) {
+  return (
+    <IconButton label="Labels" onClick={() => (labellingNote.value = noteId)}>
+      <Tag size={18} />
+    </IconButton>
+  );
+}
+
+/** "Label note": a box per label, ticked when the note has it, and a field for a new one. */
+export function LabelNote() {
+  const id = labellingNote.value;
+  const note = id ? noteById(id) : undefined;
+  const typed = useSignal('');
+  if (!id || !note) return null;
+  const close = () => {
+    labellingNote.value = null;
+    typed.value = '';
+  };
+  const has = labelsOf(note);
+  return (
+    <Modal title="Label note" onClose={close}>
+      <input
+        class="label-input"
+        aria-label="Enter label name"
+        placeholder="Enter label name"
+        value={typed.value}
+        onInput={(event) => (typed.value = event.currentTarget.value)}
+        onKeyDown={(event) => {
+          if (event.key !== 'Enter') return;
+          event.preventDefault();
+          void setLabel(id, typed.value, true);
+          typed.value = '';
+        }}
+      />
+      <ul class="label-list">
+        {allLabelNames.value.map((name) => (
+          <li key={name} class="label-row">
+            <label>
+              <input
+                type="checkbox"
+                checked={has.includes(name)}
+                onChange={(event) => void setLabel(id, name, event.currentTarget.checked)}
+              />{' '}
+              {name}
+            </label>
+          </li>
+        ))}
+      </ul>
+    </Modal>
   );
 }
