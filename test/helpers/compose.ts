@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -12,7 +13,7 @@ import path from 'node:path';
  * service is reached by its name. `build` is not run: the image must exist.
  */
 
-export type Podman = (
+type Podman = (
   args: string[],
   options?: { timeoutMs?: number; allowFailure?: boolean },
 ) => Promise<{ code: number | null; stdout: string; stderr: string }>;
@@ -62,7 +63,7 @@ const KNOWN_KEYS = new Set([
  * Compose's interpolation of one string: `${VAR}`, `${VAR:-default}` (unset or empty),
  * `${VAR-default}` (unset), `${VAR:?message}`, `$VAR`, and `$$` for a dollar sign.
  */
-export function interpolate(text: string, env: Record<string, string | undefined>): string {
+function interpolate(text: string, env: Record<string, string | undefined>): string {
   return text.replace(
     /\$(?:\$|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
     (match, braced?: string, operator?: string, operand?: string, bare?: string) => {
@@ -234,6 +235,8 @@ export class ComposeProject {
         throw new Error(`compose: ${name} mounts undeclared volume ${source}`);
       }
       const host = named ? this.volume(source) : path.resolve(this.directory, source);
+      // Docker creates a missing bind-mounted folder (Podman refuses it).
+      if (!named) fs.mkdirSync(host, { recursive: true });
       args.push('--volume', [host, ...rest].join(':'));
     }
     for (const port of service.ports ?? []) args.push('--publish', port);
