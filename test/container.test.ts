@@ -501,7 +501,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
     return readBack(origin, note);
   }
 
-  it('compose.yaml by default: the app alone on SQLite, healthy; backed up and upgraded from the previous image', async () => {
+  it('compose.yaml by default: the app alone on SQLite, healthy; backed up, upgraded from the previous image and rolled back', async () => {
     const hostPort = await freePort();
     const origin = `http://127.0.0.1:${hostPort}`;
     const projectOn = composeProject(
@@ -531,11 +531,58 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
         { allowFailure: true },
       );
       assert.equal(backup.code, 0, backup.stderr);
-      const copied = path.join(work, 'compose-backup.zip');
+      const backups = path.join(work, 'backups');
+      fs.mkdirSync(backups, { mode: 0o755 });
+      const copied = path.join(backups, 'backup.zip');
       await podman(['cp', `${previous.container('notes')}:/data/backup.zip`, copied]);
       assert.equal(fs.readFileSync(copied).subarray(0, 4).toString('latin1'), 'PK\x03\x04');
+      fs.chmodSync(copied, 0o644);
 
-      await upgrade(previous, current, origin, { id: created.body.id, content: 'kept by compose on SQLite' });
+      const note = { id: created.body.id, content: 'kept by compose on SQLite' };
+      await upgrade(previous, current, origin, note);
+
+      // Rolling back as docs/deploy.md says: the pre-upgrade backup restored into a fresh volume
+      // by the previous image, which then serves it.
+      await current.down();
+      const rollback = `${name}-rollback`;
+      try {
+        await podman(['volume', 'create', rollback]);
+        const restore = await podman(
+          [
+            '--runtime',
+            'runc',
+            'run',
+            '--rm',
+            '-v',
+            `${rollback}:/data`,
+            '-v',
+            `${backups}:/backups:ro`,
+            PREVIOUS_IMAGE,
+            'restore',
+            '/backups/backup.zip',
+          ],
+          { allowFailure: true, timeoutMs: 120_000 },
+        );
+        assert.equal(restore.code, 0, restore.stderr);
+        await podman([
+          '--runtime',
+          'runc',
+          'run',
+          '--detach',
+          '--name',
+          rollback,
+          '-p',
+          `127.0.0.1:${hostPort}:3000`,
+          '-v',
+          `${rollback}:/data`,
+          PREVIOUS_IMAGE,
+        ]);
+        await untilHealthy(origin);
+        await readBack(origin, note);
+      } finally {
+        await podman(['rm', '--force', '--time', '0', rollback], { allowFailure: true });
+        await podman(['volume', 'rm', '--force', rollback], { allowFailure: true });
+      }
     } finally {
       await current.down({ volumes: true });
     }
