@@ -92,19 +92,22 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
     [notes, geometry.cardWidth],
   );
   const rangeExtractor = useKeptCards(notes, dragged.value);
-  const virtualizer = useWindowVirtualizer({
-    count: notes.length,
-    ...keys,
-    lanes: geometry.columns,
-    gap: geometry.gap,
-    overscan: OVERSCAN_ROWS,
-    scrollMargin: top.value,
-    rangeExtractor,
-    // A card keeps the column it was measured in: measured cards never change columns, the
-    // ones not yet measured go to the shortest column by what is known.
-    laneAssignmentMode: 'measured',
-  });
-  useNewLayout(virtualizer, view, geometry.cardWidth);
+  const virtualizer = useWindowVirtualizer(
+    {
+      count: notes.length,
+      ...keys,
+      lanes: geometry.columns,
+      gap: geometry.gap,
+      overscan: OVERSCAN_ROWS,
+      scrollMargin: top.value,
+      rangeExtractor,
+      // A card keeps the column it was measured in: measured cards never change columns, the
+      // ones not yet measured go to the shortest column by what is known.
+      laneAssignmentMode: 'measured',
+    },
+    view,
+  );
+  useNewCardWidth(virtualizer, geometry.cardWidth);
 
   const items = withNewCardsPerFrame(virtualizer.getVirtualItems(), notes, onScreen.current.ids, view);
   const wanted = virtualizer.getVirtualItems().length;
@@ -168,17 +171,14 @@ function useKeptCards(notes: LocalNote[], dragged: string | null): (range: Range
 }
 
 /**
- * A new view (a search, another label) or a new card width lays the cards out anew: each card
- * goes to the shortest column again (the virtual list remembers columns by position in the list,
- * which a new answer changes). Sizes measured at the same width are kept.
+ * Cards of a new width have new heights: what was measured at the old width is forgotten (the
+ * cards on screen are measured again as they resize).
  */
-function useNewLayout(virtualizer: WindowVirtualizer, view: string, cardWidth: number): void {
-  const last = useRef({ view, cardWidth });
-  if (last.current.view === view && last.current.cardWidth === cardWidth) return;
-  const sizes = last.current.cardWidth === cardWidth ? new Map(virtualizer.itemSizeCache) : null;
-  last.current = { view, cardWidth };
+function useNewCardWidth(virtualizer: WindowVirtualizer, cardWidth: number): void {
+  const last = useRef(cardWidth);
+  if (last.current === cardWidth) return;
+  last.current = cardWidth;
   virtualizer.measure();
-  if (sizes) for (const [key, size] of sizes) virtualizer.itemSizeCache.set(key, size);
 }
 
 /** The items already on screen, and the first new ones this frame has room for (frameBudget.ts). */

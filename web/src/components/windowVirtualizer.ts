@@ -11,7 +11,7 @@ import {
   type VirtualizerOptions,
   windowScroll,
 } from '@tanstack/virtual-core';
-import { useLayoutEffect, useReducer, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useReducer, useRef } from 'preact/hooks';
 
 export type WindowVirtualizer = Virtualizer<Window, HTMLElement>;
 
@@ -24,8 +24,12 @@ type Options = Omit<
  * A virtualizer of the window's scroll with `options` (given again on every render). Its
  * component renders again when the items to show change (scrolled to, measured, moved), not on
  * every scroll event: a scroll within the rendered range costs no render.
+ *
+ * A new `view` (another search, label or section) starts a new virtualizer at the top of the
+ * page, as a new answer starts at its beginning: the old one's columns belong to the old list
+ * (the virtualizer remembers columns by position). The sizes it measured are kept.
  */
-export function useWindowVirtualizer(options: Options): WindowVirtualizer {
+export function useWindowVirtualizer(options: Options, view: string): WindowVirtualizer {
   const [, rerender] = useReducer((count: number) => count + 1, 0);
   const rendered = useRef<VirtualItem[] | null>(null);
   const resolved: VirtualizerOptions<Window, HTMLElement> = {
@@ -39,10 +43,20 @@ export function useWindowVirtualizer(options: Options): WindowVirtualizer {
       if (instance.getVirtualItems() !== rendered.current) rerender(0);
     },
   };
-  const [virtualizer] = useState(() => new Virtualizer(resolved));
+  const current = useRef<{ view: string; virtualizer: WindowVirtualizer } | null>(null);
+  if (current.current?.view !== view) {
+    const virtualizer = new Virtualizer(resolved);
+    if (current.current) {
+      for (const [key, size] of current.current.virtualizer.itemSizeCache)
+        virtualizer.itemSizeCache.set(key, size);
+      window.scrollTo({ top: 0, behavior: 'instant' });
+    }
+    current.current = { view, virtualizer };
+  }
+  const { virtualizer } = current.current;
   virtualizer.setOptions(resolved);
   rendered.current = virtualizer.getVirtualItems();
-  useLayoutEffect(() => virtualizer._didMount(), []);
+  useLayoutEffect(() => virtualizer._didMount(), [virtualizer]);
   useLayoutEffect(() => virtualizer._willUpdate());
   return virtualizer;
 }
