@@ -208,7 +208,7 @@ async function heapMb(page: Page): Promise<number> {
 }
 
 /** Issue 30 item 16: a 5,000-note account scrolled from its first card to its last, at 1280×800. */
-export async function runScroll(options: WebOptions): Promise<WebRow[]> {
+async function runScroll(options: WebOptions): Promise<WebRow[]> {
   const notes = options.quick ? 300 : SCROLL_NOTES;
   const dataDir = path.join(options.workDir, 'web-scroll');
   const seeded = await seedDataDir(dataDir, { seed: options.seed, count: notes, mode: 'batched' });

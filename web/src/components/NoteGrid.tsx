@@ -1,7 +1,7 @@
 import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/adapter';
 import { useSignal } from '@preact/signals';
 import { defaultRangeExtractor, type Range, type VirtualItem } from '@tanstack/virtual-core';
-import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
 import { takeNewCards, whenNewCardRoom } from '../app/frameBudget.js';
 import { focused, layout, selection } from '../app/state.js';
@@ -71,7 +71,9 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
       if (entry) width.value = entry.contentRect.width;
     });
     resized.observe(element);
-    // What is above the grid (the composer opening, the Pinned section growing) moves it.
+    // What is above the grid (the composer opening, the Pinned section growing) moves it, and
+    // the page's height changes with it. Read there, where layout is done: read after each render
+    // it forced a layout per render (a fifth of a scroll's main thread).
     const moved = new ResizeObserver(() => (top.value = topOf(element)));
     moved.observe(document.body);
     return () => {
@@ -79,9 +81,6 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
       moved.disconnect();
     };
   }, []);
-  useLayoutEffect(() => {
-    if (container.current) top.value = topOf(container.current);
-  });
 
   const geometry = gridGeometry(width.value, layout.value === 'list');
   const keys = useMemo(
