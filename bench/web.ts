@@ -84,7 +84,11 @@ async function keystrokeLatencies(page: Page): Promise<Keystroke[]> {
         const input = document.querySelector('input[type="search"]');
         let changed = false;
         const touchCards = (records) =>
-          records.some((record) => [...record.addedNodes, ...record.removedNodes].some((node) => node.nodeName === 'ARTICLE'));
+          records.some((record) =>
+            [...record.addedNodes, ...record.removedNodes].some(
+              (node) => node.nodeName === 'ARTICLE' || node.querySelector?.('article'),
+            ),
+          );
         const cards = new MutationObserver((records) => {
           if (touchCards(records)) changed = true;
         });

@@ -74,6 +74,20 @@ const IMAGE_GAP = 2;
  * (capped as the card caps them), its open items, an image's box, its chips.
  */
 export function estimatedHeight(note: LocalNote, cardWidth: number): number {
+  const known = estimates.get(note);
+  if (known?.cardWidth === cardWidth) return known.height;
+  const height = estimate(note, cardWidth);
+  estimates.set(note, { cardWidth, height });
+  return height;
+}
+
+/**
+ * Estimates by note object (an edit makes a new one): the virtual list asks again for every card
+ * after the first one whose size changed, each time cards are measured.
+ */
+const estimates = new WeakMap<LocalNote, { cardWidth: number; height: number }>();
+
+function estimate(note: LocalNote, cardWidth: number): number {
   const perLine = Math.max(8, Math.floor((cardWidth - CARD_PADDING_X) * CHARS_PER_PX));
   const wrapped = (text: string) => Math.max(1, Math.ceil(text.length / perLine));
   let height = FRAME;
