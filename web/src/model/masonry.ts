@@ -22,7 +22,7 @@ export function columnCount(width: number): number {
   return Math.max(1, Math.floor((width + CARD_GAP) / (CARD_WIDTH + CARD_GAP)));
 }
 
-export interface GridGeometry {
+interface GridGeometry {
   columns: number;
   cardWidth: number;
   gap: number;
