@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { CLAIM_LIMIT } from '../src/features/reminders/scheduler.js';
+import { eventually } from './helpers/browser.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { onPostgres } from './helpers/postgres.js';
 import { type PushService, startPushService } from './helpers/pushService.js';
@@ -278,6 +279,104 @@ describe('reminders ring through Web Push', () => {
       ['kept'],
     );
     assert.equal(ring!.payload.noteId, kept.id);
+  });
+});
+
+describe('a notification’s "Done", and a note restored from the trash', () => {
+  let pushService: PushService;
+  let server: TestServer;
+  let owner: TestClient;
+  const clock = new ManualClock(Date.UTC(2026, 3, 1, 8));
+  before(async () => {
+    pushService = await startPushService();
+    server = await startServer({ clock, env: PRIVATE_PUSH });
+    owner = await setupOwner(server);
+    await subscribe(owner, pushService);
+  });
+  after(async () => {
+    await server.close();
+    await pushService.close();
+  });
+
+  /** Makes the notes' reminders fall due and waits for `count` more pushes. */
+  async function ring(minutes: number, count: number) {
+    const before = pushService.received.length;
+    clock.advance(minutes * MINUTE);
+    const received = await pushService.waitFor(before + count, 5_000);
+    return received.slice(before);
+  }
+  const reminderOf = async (id: string) => (await owner.get(`/api/notes/${id}`)).body.reminder;
+  const done = (id: string, dueAt: unknown) => owner.post(`/api/reminders/${id}/done`, { dueAt });
+
+  it('removes a one-off reminder that rang; leaves a repeat, and a reminder set again since', async () => {
+    const at = iso(clock.now() + MINUTE);
+    const once = (await owner.post('/api/notes', { title: 'once', reminder: { at } })).body;
+    const daily = (await owner.post('/api/notes', { title: 'daily', reminder: { at, repeat: 'daily' } }))
+      .body;
+    const again = (await owner.post('/api/notes', { title: 'again', reminder: { at } })).body;
+    const rings = await ring(1, 3);
+    const dueAt = (id: string) => rings.find((p) => p.payload.noteId === id)!.payload.dueAt;
+    assert.equal(dueAt(once.id), at);
+
+    // "again" is snoozed (set anew) on another device before this notification's "Done" arrives.
+    const later = iso(clock.now() + 60 * MINUTE);
+    await owner.patch(`/api/notes/${again.id}`, { reminder: { at: later } });
+    for (const note of [once, daily, again]) {
+      assert.equal((await done(note.id, dueAt(note.id))).status, 204);
+    }
+    assert.equal(await reminderOf(once.id), null);
+    assert.equal((await reminderOf(daily.id)).nextAt, iso(Date.parse(at) + DAY));
+    assert.equal((await reminderOf(again.id)).at, later);
+    assert.deepEqual(
+      (await owner.get('/api/reminders')).body.map((r: { title: string }) => r.title),
+      ['again', 'daily'],
+    );
+    // Sent twice (a queued "Done" replayed): nothing more changes.
+    assert.equal((await done(once.id, dueAt(once.id))).status, 204);
+    assert.equal((await done(daily.id, dueAt(daily.id))).status, 204);
+    assert.equal((await reminderOf(daily.id)).nextAt, iso(Date.parse(at) + DAY));
+  });
+
+  it('refuses a "Done" on a note the caller cannot see, or without a date-time', async () => {
+    const note = (await owner.post('/api/notes', { title: 'mine' })).body;
+    const { client: stranger } = await createUserClient(server, 'stranger@example.com');
+    assert.equal(
+      (await stranger.post(`/api/reminders/${note.id}/done`, { dueAt: iso(clock.now()) })).status,
+      404,
+    );
+    assert.equal((await done(note.id, 'yesterday')).status, 400);
+    assert.equal((await done(note.id, undefined)).status, 400);
+    assert.equal((await done('not-a-note', iso(clock.now()))).status, 400);
+  });
+
+  it('keeps a repeat through the trash: silent while trashed, ringing again once restored', async () => {
+    const at = iso(clock.now() + MINUTE);
+    const daily = (await owner.post('/api/notes', { title: 'stretch', reminder: { at, repeat: 'daily' } }))
+      .body;
+    const once = (await owner.post('/api/notes', { title: 'parcel', reminder: { at } })).body;
+    const upcoming = (
+      await owner.post('/api/notes', { title: 'dentist', reminder: { at: iso(clock.now() + 3 * DAY) } })
+    ).body;
+    for (const note of [daily, once, upcoming]) await owner.patch(`/api/notes/${note.id}`, { trashed: true });
+    clock.advance(DAY + MINUTE); // two occurrences of the repeat, and the one-off, pass in the trash
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const mine = new Set([daily.id, once.id, upcoming.id]);
+    const rungHere = () => pushService.received.filter((p) => mine.has(p.payload.noteId as string));
+    assert.deepEqual(rungHere(), [], 'nothing rings from the trash');
+
+    for (const note of [daily, once, upcoming])
+      await owner.patch(`/api/notes/${note.id}`, { trashed: false });
+    // The repeat is back at its next occurrence; the one-off's time passed: it stays rung, silent.
+    assert.equal((await reminderOf(daily.id)).nextAt, iso(Date.parse(at) + 2 * DAY));
+    assert.equal((await reminderOf(once.id)).nextAt, null);
+    assert.equal((await reminderOf(upcoming.id)).nextAt, iso(Date.parse(at) - MINUTE + 3 * DAY));
+    clock.advance(DAY);
+    await eventually(() => assert.equal(rungHere().length, 1));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.deepEqual(
+      rungHere().map((p) => p.payload.noteId),
+      [daily.id],
+    );
   });
 });
 
