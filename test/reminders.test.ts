@@ -1,18 +1,24 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { CLAIM_LIMIT } from '../src/features/reminders/scheduler.js';
 import { eventually } from './helpers/browser.js';
-import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { onPostgres } from './helpers/postgres.js';
+import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { databaseUrlFor, dropDatabaseOf, onPostgres } from './helpers/postgres.js';
 import { type PushService, startPushService } from './helpers/pushService.js';
 import {
   ManualClock,
+  type ServerProcess,
+  skewedClockEnv,
+  spawnServer,
   startServer,
   type TestServer,
   tempDataDir,
   useOwner,
   useServer,
+  withServerProcesses,
 } from './helpers/server.js';
 import { pullAll, push, share } from './helpers/sync.js';
 
@@ -548,34 +554,96 @@ describe('the scheduler across a restart', () => {
   });
 });
 
-describe('two servers on one PostgreSQL database', { skip: !onPostgres && 'needs TEST_DATABASE_URL' }, () => {
+/** `count` notes with a reminder at `at`, made through `client`; their ids. */
+async function remindedNotes(client: TestClient, count: number, reminder: { at: string; repeat?: string }) {
+  const ids = new Set<string>();
+  for (let n = 0; n < count; n++) {
+    const created = await client.post('/api/notes', { title: `r${n}`, reminder });
+    assert.equal(created.status, 201, created.text);
+    ids.add(created.body.id);
+  }
+  return ids;
+}
+
+describe('two server processes on one PostgreSQL database', {
+  skip: !onPostgres && 'needs TEST_DATABASE_URL',
+}, () => {
   it('ring each reminder once, whichever claims it', async () => {
     const pushService = await startPushService();
-    const clock = new ManualClock(Date.UTC(2026, 8, 1, 12));
-    const dataDir = tempDataDir();
-    const servers: TestServer[] = [];
     try {
-      for (let i = 0; i < 2; i++) servers.push(await startServer({ dataDir, clock, env: PRIVATE_PUSH }));
-      const owner = await setupOwner(servers[0]!);
-      await subscribe(owner, pushService);
-      const at = iso(clock.now() + MINUTE);
-      const ids = new Set<string>();
-      // More than one tick's claim (CLAIM_LIMIT), so both servers have work in the same ticks.
-      const count = CLAIM_LIMIT + 50;
-      for (let n = 0; n < count; n++) {
-        ids.add(
-          (await owner.post('/api/notes', { title: `r${n}`, reminder: { at, repeat: 'daily' } })).body.id,
-        );
-      }
-      clock.advance(MINUTE);
-      await pushService.waitFor(count, 15_000);
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
-      const rung = pushService.received.map((p) => p.payload.noteId as string);
-      assert.equal(rung.length, count, 'each once');
-      assert.deepEqual(new Set(rung), ids);
+      await withServerProcesses(
+        2,
+        async ([first, second]) => {
+          const owner = await setupOwner(first!.url);
+          await subscribe(owner, pushService);
+          // More than one tick's claim (CLAIM_LIMIT), so both processes have work in the same ticks.
+          const count = CLAIM_LIMIT + 50;
+          const ids = await remindedNotes(owner, count, { at: iso(Date.now() + 10_000), repeat: 'daily' });
+          await pushService.waitFor(count, 30_000);
+          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          const rung = pushService.received.map((p) => p.payload.noteId as string);
+          assert.equal(rung.length, count, 'each once');
+          assert.deepEqual(new Set(rung), ids);
+          assert.match(second!.output(), /Server listening/);
+        },
+        { envOf: () => PRIVATE_PUSH },
+      );
     } finally {
-      for (const [i, server] of servers.entries()) await server.close({ keepData: i < servers.length - 1 });
       await pushService.close();
+    }
+  });
+});
+
+describe('a server process killed while it pushes a ring', () => {
+  it('does not push that ring again from the next process, and rings on', async () => {
+    const pushService = await startPushService();
+    const dataDir = tempDataDir();
+    const env = {
+      DATA_DIR: dataDir,
+      ...PRIVATE_PUSH,
+      ...(onPostgres ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {}),
+    };
+    const processes: ServerProcess[] = [];
+    try {
+      const dying = await spawnServer(env);
+      processes.push(dying);
+      const owner = await setupOwner(dying.url);
+      await subscribe(owner, pushService);
+      await subscribe(owner, pushService);
+      pushService.holdAnswers(true);
+      await remindedNotes(owner, 1, { at: iso(Date.now() + 1_000) });
+      // Both pushes reached the push service; its answers, and so the ring's delete, never come.
+      await pushService.waitFor(2, 10_000);
+      const exited = once(dying.child, 'exit');
+      dying.child.kill('SIGKILL');
+      await exited;
+      pushService.holdAnswers(false);
+
+      // The next process's clock is past any lease the dead one's ring could still hold.
+      const next = await spawnServer({ ...env, ...skewedClockEnv(3 * MINUTE) });
+      processes.push(next);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      assert.equal(pushService.received.length, 2, 'the ring is not pushed a second time');
+      assert.match(next.output(), /reminder rings whose sending process stopped are not sent again/);
+
+      const again = new TestClient(next.url);
+      for (const [name, value] of owner.cookies) again.cookies.set(name, value);
+      const [noteId] = await remindedNotes(again, 1, { at: iso(Date.now() + 3 * MINUTE) });
+      const received = await pushService.waitFor(4, 10_000);
+      assert.deepEqual(
+        received.slice(2).map((p) => p.payload.noteId),
+        [noteId, noteId],
+      );
+    } finally {
+      for (const server of processes) {
+        const exited = once(server.child, 'exit');
+        if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM');
+        else continue;
+        await exited;
+      }
+      await pushService.close();
+      if (onPostgres) await dropDatabaseOf(dataDir);
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
