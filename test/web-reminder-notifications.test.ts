@@ -84,6 +84,20 @@ describe('a reminder’s notification', { skip }, () => {
     return { note, payload: pushed!.payload };
   }
 
+  /** The notifications the worker shows, read in the worker. */
+  function notificationsShown(): Promise<Shown[]> {
+    return worker.evaluate(async () =>
+      (await (self as unknown as ServiceWorkerGlobalScope).registration.getNotifications()).map((n) => ({
+        title: n.title,
+        tag: n.tag,
+        actions: (n as unknown as { actions: { action: string; title: string }[] }).actions.map(
+          ({ action, title }) => ({ action, title }),
+        ),
+        data: n.data,
+      })),
+    );
+  }
+
   /** The notifications the worker shows, after handing it `payload` as a push. */
   async function deliver(payload: Record<string, unknown>): Promise<Shown[]> {
     await devtools.send('ServiceWorker.deliverPushMessage', {
@@ -92,16 +106,7 @@ describe('a reminder’s notification', { skip }, () => {
       data: JSON.stringify(payload),
     });
     return eventually(async () => {
-      const shown: Shown[] = await page.evaluate(async () =>
-        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
-          title: n.title,
-          tag: n.tag,
-          actions: (n as unknown as { actions: { action: string; title: string }[] }).actions.map(
-            ({ action, title }) => ({ action, title }),
-          ),
-          data: n.data,
-        })),
-      );
+      const shown = await notificationsShown();
       assert.ok(shown.some((n) => n.data.noteId === payload.noteId));
       return shown;
     });
@@ -142,12 +147,7 @@ describe('a reminder’s notification', { skip }, () => {
 
   const reminderOf = async (noteId: string) => (await owner.get(`/api/notes/${noteId}`)).body.reminder;
   const shownFor = async (noteId: string) =>
-    page.evaluate(
-      async (id) =>
-        (await (await navigator.serviceWorker.ready).getNotifications()).filter((n) => n.data?.noteId === id)
-          .length,
-      noteId,
-    );
+    (await notificationsShown()).filter((n) => n.data.noteId === noteId).length;
 
   it('shows the server’s push as a notification naming the note, with "Done" and "Snooze"', async () => {
     const { note, payload } = await rungNote('Call mum');
