@@ -29,6 +29,16 @@ before(async () => {
 });
 after(() => browser?.close());
 
+/** What the tests use of the worker's global scope (the tests compile without the WebWorker lib). */
+interface WorkerScope {
+  registration: { getNotifications(): Promise<Notification[]> };
+  NotificationEvent: new (
+    type: string,
+    init: object,
+  ) => Event & { waitUntil(promise: Promise<unknown>): void };
+  dispatchEvent(event: Event): boolean;
+}
+
 interface Shown {
   title: string;
   tag: string;
@@ -87,7 +97,7 @@ describe('a reminder’s notification', { skip }, () => {
   /** The notifications the worker shows, read in the worker. */
   function notificationsShown(): Promise<Shown[]> {
     return worker.evaluate(async () =>
-      (await (self as unknown as ServiceWorkerGlobalScope).registration.getNotifications()).map((n) => ({
+      (await (self as unknown as WorkerScope).registration.getNotifications()).map((n) => ({
         title: n.title,
         tag: n.tag,
         actions: (n as unknown as { actions: { action: string; title: string }[] }).actions.map(
@@ -119,9 +129,7 @@ describe('a reminder’s notification', { skip }, () => {
   function click(noteId: string, action: string): Promise<string> {
     return worker.evaluate(
       async ({ noteId, action }) => {
-        const scope = self as unknown as ServiceWorkerGlobalScope & {
-          NotificationEvent: new (type: string, init: object) => ExtendableEvent;
-        };
+        const scope = self as unknown as WorkerScope;
         const notification = (await scope.registration.getNotifications()).find(
           (n) => n.data?.noteId === noteId,
         );
