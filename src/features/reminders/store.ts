@@ -130,7 +130,9 @@ export async function reminderNotesChangedSince(db: Db, userId: number, since: n
 
 interface DueReminder extends ReminderRow {
   title: string;
-  /** The note is trashed or its user no longer sees it: the reminder is cancelled. */
+  /** The note is in the trash: the reminder does not ring, and comes back if the note is restored. */
+  trashed: boolean;
+  /** Its user no longer sees the note: the reminder is cancelled. */
   cancelled: boolean;
 }
 
@@ -148,7 +150,8 @@ export async function dueReminders(db: Db, now: number, limit: number): Promise<
     .execute();
   return rows.map(({ trashed, seen, ...row }) => ({
     ...(row as ReminderRow & { title: string }),
-    cancelled: Number(trashed) === 1 || !seen,
+    trashed: Number(trashed) === 1,
+    cancelled: !seen,
   }));
 }
 
