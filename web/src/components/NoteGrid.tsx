@@ -2,6 +2,7 @@ import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/ad
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
+import { cardDrags, onDrop } from '../app/dragAndDrop.js';
 import { takeNewCards, whenNewCardRoom } from '../app/frameBudget.js';
 import { focused, layout, selection } from '../app/state.js';
 import { columnCount, estimatedLines, masonryColumns } from '../model/masonry.js';
@@ -37,18 +38,24 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
   section.current = notes;
   useEffect(() => {
     if (!reorderable) return;
-    return monitorForElements({
-      onDrop: ({ source, location }) => {
-        const notes = section.current;
-        const target = location.current.dropTargets[0]?.data.noteId;
-        const from = notes.findIndex((note) => note.id === source.data.noteId);
-        const to = notes.findIndex((note) => note.id === target);
-        // Another section's cards are not this grid's business.
-        if (from < 0 || to < 0) return;
-        // Its index among the others is the target's own: after it moving down, before it moving up.
-        void moveNote(notes, notes[from]!, to);
-      },
+    const drop = (source: unknown, target: unknown) => {
+      const notes = section.current;
+      const from = notes.findIndex((note) => note.id === source);
+      const to = notes.findIndex((note) => note.id === target);
+      // Another section's cards are not this grid's business.
+      if (from < 0 || to < 0) return;
+      // Its index among the others is the target's own: after it moving down, before it moving up.
+      void moveNote(notes, notes[from]!, to);
+    };
+    const stopMouse = monitorForElements({
+      onDrop: ({ source, location }) =>
+        drop(source.data.noteId, location.current.dropTargets[0]?.data.noteId),
     });
+    const stopTouch = onDrop(cardDrags(), ({ source, target }) => drop(source, target));
+    return () => {
+      stopMouse();
+      stopTouch();
+    };
   }, [reorderable]);
   const container = useRef<HTMLDivElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);

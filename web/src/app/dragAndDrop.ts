@@ -1,0 +1,97 @@
+/**
+ * Drag and drop by pointer (touch, pen and mouse) through @dnd-kit/dom (decision 0040): the
+ * browser's native drag and drop, which the cards use with the mouse, does not start from a touch
+ * in Chromium's emulation, and on a phone it would fight the long press that selects a card.
+ */
+import {
+  DragDropManager,
+  type DragEndEvent,
+  Draggable,
+  Droppable,
+  PointerActivationConstraints,
+  PointerSensor,
+} from '@dnd-kit/dom';
+
+/** How long a touch rests on a card to select it, and to pick it up (Android's long press). */
+export const LONG_PRESS_MS = 500;
+/** A touch that moves further than this before then is a scroll, not a long press. */
+export const LONG_PRESS_SLOP_PX = 8;
+
+export type DropEdge = 'before' | 'after';
+
+/** What a drop means: the dragged entity's id, the one it was dropped on, and on which side. */
+export interface Drop {
+  source: string;
+  target: string;
+  edge: DropEdge;
+}
+
+/** A drop onto another entity, with its side: after it when moving down, before it moving up. */
+function dropOf(event: DragEndEvent): Drop | null {
+  const { source, target } = event.operation;
+  if (event.canceled || !source || !target || source.id === target.id) return null;
+  const from = source.element?.getBoundingClientRect();
+  const to = target.element?.getBoundingClientRect();
+  const movingDown = from && to ? from.top + from.height / 2 < to.top + to.height / 2 : false;
+  return { source: String(source.id), target: String(target.id), edge: movingDown ? 'after' : 'before' };
+}
+
+/**
+ * A manager of its own: `touchOnly` leaves the mouse to native drag and drop (the cards), and a
+ * touch picks up after a long press, except on a handle, which picks up as soon as it moves.
+ */
+export function createDragManager({ touchOnly }: { touchOnly: boolean }): DragDropManager {
+  return new DragDropManager({
+    sensors: [
+      PointerSensor.configure({
+        // A tap on a card's checkbox or button is theirs, not a drag's.
+        preventActivation: (event, source) =>
+          (touchOnly && event.pointerType === 'mouse') ||
+          (!source.handle && (event.target as Element).closest('input, button, textarea, a') !== null),
+        activationConstraints: (event, source) =>
+          source.handle
+            ? [new PointerActivationConstraints.Distance({ value: 4 })]
+            : event.pointerType === 'mouse'
+              ? [new PointerActivationConstraints.Distance({ value: 5 })]
+              : [
+                  new PointerActivationConstraints.Delay({
+                    value: LONG_PRESS_MS,
+                    tolerance: LONG_PRESS_SLOP_PX,
+                  }),
+                ],
+      }),
+    ],
+  });
+}
+
+/** Calls `onDrop` for each drop the manager's drags end in. */
+export function onDrop(manager: DragDropManager, handle: (drop: Drop) => void): () => void {
+  return manager.monitor.addEventListener('dragend', (event) => {
+    const drop = dropOf(event);
+    if (drop) handle(drop);
+  });
+}
+
+/**
+ * Makes `element` draggable (by `handle` when given) and a drop target for entities of the same
+ * `type`, under `id`. Returns the undo.
+ */
+export function sortable(
+  manager: DragDropManager,
+  { id, element, handle, type }: { id: string; element: Element; handle?: Element; type: string },
+): () => void {
+  const draggable = new Draggable({ id, element, handle, type }, manager);
+  const droppable = new Droppable({ id, element, type, accept: type }, manager);
+  return () => {
+    draggable.destroy();
+    droppable.destroy();
+  };
+}
+
+let cards: DragDropManager | undefined;
+
+/** The cards' manager, shared by every grid: touch only, a long press picks a card up. */
+export function cardDrags(): DragDropManager {
+  cards ??= createDragManager({ touchOnly: true });
+  return cards;
+}
