@@ -4,6 +4,7 @@
  * in Chromium's emulation, and on a phone it would fight the long press that selects a card.
  */
 import {
+  AutoScroller,
   DragDropManager,
   type DragEndEvent,
   Draggable,
@@ -11,6 +12,7 @@ import {
   PointerActivationConstraints,
   PointerSensor,
 } from '@dnd-kit/dom';
+import { DOMRectangle } from '@dnd-kit/dom/utilities';
 
 /** How long a touch rests on a card to select it, and to pick it up (Android's long press). */
 export const LONG_PRESS_MS = 500;
@@ -41,7 +43,11 @@ function dropOf(event: DragEndEvent): Drop | null {
  * touch picks up after a long press, except on a handle, which picks up as soon as it moves.
  */
 export function createDragManager({ touchOnly }: { touchOnly: boolean }): DragDropManager {
-  return new DragDropManager({
+  const manager = new DragDropManager({
+    // The library's feedback, cursor and selection plugins inject <style> elements, which the
+    // app's Content Security Policy refuses (style-src 'self'): the dragged element follows the
+    // pointer through followPointer instead, styled by app.css's `.dragging`.
+    plugins: [AutoScroller],
     sensors: [
       PointerSensor.configure({
         // A tap on a card's checkbox or button is theirs, not a drag's.
@@ -61,6 +67,35 @@ export function createDragManager({ touchOnly }: { touchOnly: boolean }): DragDr
                 ],
       }),
     ],
+  });
+  followPointer(manager);
+  return manager;
+}
+
+/** The dragged element moves with the pointer (a CSSOM transform, which the CSP allows). */
+function followPointer(manager: DragDropManager): void {
+  const { monitor } = manager;
+  monitor.addEventListener('dragstart', ({ operation }) => {
+    const element = operation.source?.element;
+    if (!element) return;
+    element.classList.add('dragging');
+    manager.dragOperation.shape = new DOMRectangle(element);
+    document.documentElement.classList.add('drag-in-progress');
+  });
+  // The operation's position is updated after this event: `to` is where the pointer is now.
+  monitor.addEventListener('dragmove', ({ operation, to }) => {
+    const element = operation.source?.element as HTMLElement | undefined;
+    if (!element || !to) return;
+    const { initial } = operation.position;
+    element.style.translate = `${to.x - initial.x}px ${to.y - initial.y}px`;
+    // Drop targets are found only while the operation has a shape (the feedback plugin's job).
+    manager.dragOperation.shape = new DOMRectangle(element);
+  });
+  monitor.addEventListener('dragend', ({ operation }) => {
+    const element = operation.source?.element as HTMLElement | undefined;
+    element?.classList.remove('dragging');
+    if (element) element.style.translate = '';
+    document.documentElement.classList.remove('drag-in-progress');
   });
 }
 

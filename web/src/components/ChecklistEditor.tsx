@@ -84,9 +84,10 @@ export function ChecklistEditor({
     } else if (event.key === 'Backspace' && atStart) {
       edit = backspaceItem(content, item.line);
     } else if (event.key === 'Tab' && (event.shiftKey ? item.indented : !item.indented)) {
-      edit = indentItem(content, item.line, !event.shiftKey);
       // The first item has nothing to hang under: Tab moves on as usual.
-      if (edit.content === content) return;
+      const indented = indentItem(content, item.line, !event.shiftKey);
+      if (indented.content === content) return;
+      edit = { ...indented, caret: field.selectionStart ?? undefined };
     } else {
       return;
     }
