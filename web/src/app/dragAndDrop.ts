@@ -32,9 +32,8 @@ export interface Drop {
 function dropOf(event: DragEndEvent): Drop | null {
   const { source, target } = event.operation;
   if (event.canceled || !source || !target || source.id === target.id) return null;
-  const from = source.element?.getBoundingClientRect();
   const to = target.element?.getBoundingClientRect();
-  const movingDown = from && to ? from.top + from.height / 2 < to.top + to.height / 2 : false;
+  const movingDown = to ? event.operation.position.initial.y < to.top + to.height / 2 : false;
   return { source: String(source.id), target: String(target.id), edge: movingDown ? 'after' : 'before' };
 }
 
@@ -116,7 +115,11 @@ export function sortable(
   { id, element, handle, type }: { id: string; element: Element; handle?: Element; type: string },
 ): () => void {
   const draggable = new Draggable({ id, element, handle, type }, manager);
-  const droppable = new Droppable({ id, element, type, accept: type }, manager);
+  // Never onto itself: it moves with the pointer, so the pointer is always over it.
+  const droppable = new Droppable(
+    { id, element, type, accept: (source) => source.type === type && source.id !== id },
+    manager,
+  );
   return () => {
     draggable.destroy();
     droppable.destroy();
