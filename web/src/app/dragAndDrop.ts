@@ -13,11 +13,7 @@ import {
   PointerSensor,
 } from '@dnd-kit/dom';
 import { DOMRectangle } from '@dnd-kit/dom/utilities';
-
-/** How long a touch rests on a card to select it, and to pick it up (Android's long press). */
-export const LONG_PRESS_MS = 500;
-/** A touch that moves further than this before then is a scroll, not a long press. */
-export const LONG_PRESS_SLOP_PX = 8;
+import { LONG_PRESS_MS, LONG_PRESS_SLOP_PX } from './longPress.js';
 
 export type DropEdge = 'before' | 'after';
 
@@ -41,7 +37,14 @@ function dropOf(event: DragEndEvent): Drop | null {
  * A manager of its own: `touchOnly` leaves the mouse to native drag and drop (the cards), and a
  * touch picks up after a long press, except on a handle, which picks up as soon as it moves.
  */
-export function createDragManager({ touchOnly }: { touchOnly: boolean }): DragDropManager {
+export function createDragManager({
+  touchOnly,
+  vertical = false,
+}: {
+  touchOnly: boolean;
+  /** Moves only up and down (a list's items, as in Keep). */
+  vertical?: boolean;
+}): DragDropManager {
   const manager = new DragDropManager({
     // The library's feedback, cursor and selection plugins inject <style> elements, which the
     // app's Content Security Policy refuses (style-src 'self'): the dragged element follows the
@@ -67,12 +70,12 @@ export function createDragManager({ touchOnly }: { touchOnly: boolean }): DragDr
       }),
     ],
   });
-  followPointer(manager);
+  followPointer(manager, vertical);
   return manager;
 }
 
 /** The dragged element moves with the pointer (a CSSOM transform, which the CSP allows). */
-function followPointer(manager: DragDropManager): void {
+function followPointer(manager: DragDropManager, vertical: boolean): void {
   const { monitor } = manager;
   monitor.addEventListener('dragstart', ({ operation }) => {
     const element = operation.source?.element;
@@ -86,7 +89,7 @@ function followPointer(manager: DragDropManager): void {
     const element = operation.source?.element as HTMLElement | undefined;
     if (!element || !to) return;
     const { initial } = operation.position;
-    element.style.translate = `${to.x - initial.x}px ${to.y - initial.y}px`;
+    element.style.translate = `${vertical ? 0 : to.x - initial.x}px ${to.y - initial.y}px`;
     // Drop targets are found only while the operation has a shape (the feedback plugin's job).
     manager.dragOperation.shape = new DOMRectangle(element);
   });

@@ -1,7 +1,8 @@
 import { useSignal } from '@preact/signals';
 import { GripVertical, X } from 'lucide-preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
-import { createDragManager, onDrop, sortable } from '../app/dragAndDrop.js';
+import type { createDragManager, sortable } from '../app/dragAndDrop.js';
+import { withDragAndDrop } from '../app/lazyDragAndDrop.js';
 import {
   addItem,
   backspaceItem,
@@ -18,6 +19,11 @@ import {
 import { IconButton } from './IconButton.js';
 
 type Item = ReturnType<typeof checklistItems>[number];
+/** The list's drag manager, once @dnd-kit/dom has loaded. */
+interface Dragging {
+  manager: ReturnType<typeof createDragManager>;
+  sortable: typeof sortable;
+}
 
 /**
  * The editor's list: open items, a "List item" field that adds one, and ticked items under
@@ -42,18 +48,22 @@ export function ChecklistEditor({
   const caret = useRef<{ line: number; at?: number } | null>(null);
   const latest = useRef(content);
   latest.current = content;
-  const manager = useRef<ReturnType<typeof createDragManager>>();
-  manager.current ??= createDragManager({ touchOnly: false });
-  useEffect(() => {
-    const dragging = manager.current!;
-    const stop = onDrop(dragging, ({ source, target, edge }) =>
-      apply(moveItemTo(latest.current, Number(source), Number(target), edge)),
-    );
-    return () => {
-      stop();
-      dragging.destroy();
-    };
-  }, []);
+  const dragging = useSignal<Dragging | null>(null);
+  useEffect(
+    () =>
+      withDragAndDrop(({ createDragManager, onDrop, sortable }) => {
+        const manager = createDragManager({ touchOnly: false, vertical: true });
+        const stop = onDrop(manager, ({ source, target, edge }) =>
+          apply(moveItemTo(latest.current, Number(source), Number(target), edge)),
+        );
+        dragging.value = { manager, sortable };
+        return () => {
+          stop();
+          manager.destroy();
+        };
+      }),
+    [],
+  );
   useLayoutEffect(() => {
     const wanted = caret.current;
     if (!wanted) return;
@@ -99,7 +109,7 @@ export function ChecklistEditor({
     <ChecklistRow
       key={item.line}
       item={item}
-      manager={manager.current!}
+      dragging={dragging.value}
       onTick={(checked) => onChange(setItemChecked(content, item.line, checked))}
       onText={(text) => onChange(setItemText(content, item.line, text))}
       onKeyDown={(event) => onItemKey(event, item)}
@@ -142,14 +152,14 @@ export function ChecklistEditor({
 /** One item: its drag handle, box, text and delete button. Open and ticked items drop only among their own. */
 function ChecklistRow({
   item,
-  manager,
+  dragging,
   onTick,
   onText,
   onKeyDown,
   onDelete,
 }: {
   item: Item;
-  manager: ReturnType<typeof createDragManager>;
+  dragging: Dragging | null;
   onTick: (checked: boolean) => void;
   onText: (text: string) => void;
   onKeyDown: (event: KeyboardEvent) => void;
@@ -159,13 +169,13 @@ function ChecklistRow({
   const handle = useRef<HTMLSpanElement>(null);
   useEffect(
     () =>
-      sortable(manager, {
+      dragging?.sortable(dragging.manager, {
         id: String(item.line),
         element: element.current!,
         handle: handle.current!,
         type: item.checked ? 'done' : 'open',
       }),
-    [manager, item.line, item.checked],
+    [dragging, item.line, item.checked],
   );
   return (
     <li ref={element} class={`${item.checked ? 'done' : ''}${item.indented ? ' sub-item' : ''}`}>

@@ -4,8 +4,9 @@ import { useSignal } from '@preact/signals';
 import { Check } from 'lucide-preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { setPinned, toggleSelected, updateNotes } from '../app/actions.js';
-import { cardDrags, LONG_PRESS_MS, LONG_PRESS_SLOP_PX, sortable } from '../app/dragAndDrop.js';
 import { whenIdle } from '../app/idle.js';
+import { withDragAndDrop } from '../app/lazyDragAndDrop.js';
+import { LONG_PRESS_MS, LONG_PRESS_SLOP_PX } from '../app/longPress.js';
 import { editing, focused, selection } from '../app/state.js';
 import { setItemChecked } from '../model/checklist.js';
 import { displayTitle } from '../model/conflicts.js';
@@ -102,7 +103,9 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
     card.addEventListener('pointerdown', notePointer);
     return combine(
       () => card.removeEventListener('pointerdown', notePointer),
-      sortable(cardDrags(), { id: note.id, element: card, type: 'note' }),
+      withDragAndDrop(({ cardDrags, sortable }) =>
+        sortable(cardDrags(), { id: note.id, element: card, type: 'note' }),
+      ),
       draggable({ element: card, getInitialData: () => data, canDrag: () => pointer !== 'touch' }),
       dropTargetForElements({
         element: card,

@@ -2,8 +2,8 @@ import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/ad
 import { useSignal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
-import { cardDrags, onDrop } from '../app/dragAndDrop.js';
 import { takeNewCards, whenNewCardRoom } from '../app/frameBudget.js';
+import { withDragAndDrop } from '../app/lazyDragAndDrop.js';
 import { focused, layout, selection } from '../app/state.js';
 import { columnCount, estimatedLines, masonryColumns } from '../model/masonry.js';
 import type { LocalNote } from '../sync/index.js';
@@ -51,7 +51,9 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
       onDrop: ({ source, location }) =>
         drop(source.data.noteId, location.current.dropTargets[0]?.data.noteId),
     });
-    const stopTouch = onDrop(cardDrags(), ({ source, target }) => drop(source, target));
+    const stopTouch = withDragAndDrop(({ cardDrags, onDrop }) =>
+      onDrop(cardDrags(), ({ source, target }) => drop(source, target)),
+    );
     return () => {
       stopMouse();
       stopTouch();
