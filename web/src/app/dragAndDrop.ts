@@ -15,10 +15,10 @@ import {
 import { DOMRectangle } from '@dnd-kit/dom/utilities';
 import { LONG_PRESS_MS, LONG_PRESS_SLOP_PX } from './longPress.js';
 
-export type DropEdge = 'before' | 'after';
+type DropEdge = 'before' | 'after';
 
 /** What a drop means: the dragged entity's id, the one it was dropped on, and on which side. */
-export interface Drop {
+interface Drop {
   source: string;
   target: string;
   edge: DropEdge;
