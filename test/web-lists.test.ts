@@ -31,8 +31,13 @@ const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch:
 const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
 const screenshot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(os.tmpdir(), `web-lists-${name}.png`) });
+/** The middle of `target`, once it is on screen (a card moving to another column is built again). */
 const centre = async (target: Locator) => {
-  const box = (await target.boundingBox())!;
+  const box = await eventually(async () => {
+    const measured = await target.boundingBox();
+    assert.ok(measured, 'on screen');
+    return measured;
+  });
   return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
 };
 
@@ -198,6 +203,8 @@ describe('lists like Keep, reordering by touch', { skip }, () => {
     const page = await phone.newPage();
     await page.goto(server.url);
     await card(page, 'Left').waitFor();
+    // The first sync's answer may still move cards between columns.
+    await page.getByRole('status').getByText('All saved').waitFor({ state: 'attached' });
     const order = async () =>
       (await owner.get<ServerNote[]>('/api/notes')).body
         .filter((note) => ['Left', 'Middle', 'Right'].includes(note.title))
