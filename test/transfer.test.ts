@@ -242,7 +242,10 @@ async function keepTakeoutOfEachKind() {
         isPinned: true,
         listContent: [
           { text: 'Milk', isChecked: false },
+          // Sub-items (Keep's one level of indent): Takeout's flag, or a parent item's id.
+          { text: 'Oat milk', isChecked: false, isIndented: true },
           { text: 'Bread', isChecked: true },
+          { text: 'Rye', isChecked: true, superListItemId: 'bread-id' },
         ],
         title: 'Groceries',
         userEditedTimestampUsec: usec('2021-03-04T05:06:07.000Z'),
@@ -314,7 +317,7 @@ describe('import of a Google Keep Takeout', () => {
         tags: groceries.tags,
       },
       {
-        content: '- [ ] Milk\n- [x] Bread\n\n#Home',
+        content: '- [ ] Milk\n  - [ ] Oat milk\n- [x] Bread\n  - [x] Rye\n\n#Home',
         color: 'sand',
         pinned: true,
         checklistMode: true,

@@ -9,12 +9,16 @@ import { NOTE_DEFAULTS } from '../src/shared/noteDefaults.js';
 import { NEW_CARDS_PER_FRAME, takeNewCards, whenNewCardRoom } from '../web/src/app/frameBudget.js';
 import {
   addItem,
+  backspaceItem,
   checklistItems,
   fromChecklist,
+  indentItem,
   moveItem,
+  moveItemTo,
   removeItem,
   setItemChecked,
   setItemText,
+  splitItem,
   toChecklist,
 } from '../web/src/model/checklist.js';
 import { conflictMark, conflictOriginal, displayTitle, resolveConflict } from '../web/src/model/conflicts.js';
@@ -126,8 +130,97 @@ describe('checklist edits (D-NOTE-6)', () => {
     assert.equal(addItem('Shopping\n- [ ] milk\nnotes', 'tea'), 'Shopping\n- [ ] milk\n- [ ] tea\nnotes');
     assert.equal(addItem('', 'tea'), '- [ ] tea');
     assert.equal(removeItem(list, 1), '- [ ] milk\n- [ ] eggs');
-    assert.equal(moveItem(list, 0, 1), '- [x] bread\n- [ ] milk\n- [ ] eggs');
-    assert.equal(moveItem(list, 0, -1), list);
+    assert.equal(moveItem(list, 0, -1).content, list);
+  });
+
+  it('moves an item past the next open item, stepping over ticked ones, the caret with it', () => {
+    assert.deepEqual(moveItem(list, 0, 1), { content: '- [ ] eggs\n- [x] bread\n- [ ] milk', focus: 2 });
+    assert.deepEqual(moveItem(list, 2, -1), { content: '- [ ] eggs\n- [x] bread\n- [ ] milk', focus: 0 });
+    assert.deepEqual(moveItem('- [x] a\ntext\n- [ ] b\n- [x] c', 3, -1), {
+      content: '- [x] c\ntext\n- [ ] b\n- [x] a',
+      focus: 0,
+    });
+  });
+
+  it('moves an item with its sub-items, and a sub-item alone', () => {
+    const nested = '- [ ] a\n  - [ ] a1\n  - [ ] a2\n- [ ] b';
+    assert.deepEqual(moveItem(nested, 0, 1), {
+      content: '- [ ] b\n- [ ] a\n  - [ ] a1\n  - [ ] a2',
+      focus: 1,
+    });
+    assert.deepEqual(moveItem(nested, 3, -1), {
+      content: '- [ ] b\n- [ ] a\n  - [ ] a1\n  - [ ] a2',
+      focus: 0,
+    });
+    assert.deepEqual(moveItem(nested, 1, 1), {
+      content: '- [ ] a\n  - [ ] a2\n  - [ ] a1\n- [ ] b',
+      focus: 2,
+    });
+    assert.equal(moveItemTo(nested, 0, 3, 'after').content, '- [ ] b\n- [ ] a\n  - [ ] a1\n  - [ ] a2');
+    assert.equal(moveItemTo(nested, 3, 0, 'before').content, '- [ ] b\n- [ ] a\n  - [ ] a1\n  - [ ] a2');
+    // Dropped after an item with sub-items, an item goes after them (it would adopt them otherwise).
+    assert.equal(
+      moveItemTo(`- [ ] z\n${nested}`, 0, 1, 'after').content,
+      '- [ ] a\n  - [ ] a1\n  - [ ] a2\n- [ ] z\n- [ ] b',
+    );
+    // A ticked target is not among the open items: nothing moves.
+    assert.equal(moveItemTo(list, 0, 1, 'after').content, list);
+  });
+
+  it('keeps every item through any sequence of moves (fast-check)', () => {
+    const line = fc
+      .tuple(fc.boolean(), fc.boolean(), fc.constantFrom('a', 'b', 'c', 'd', 'e'))
+      .map(([sub, done, text]) => `${sub ? '  ' : ''}- [${done ? 'x' : ' '}] ${text}`);
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(fc.nat(7), fc.boolean())),
+        (lines, moves) => {
+          let content = lines.join('\n');
+          for (const [at, down] of moves)
+            content = moveItem(content, at % lines.length, down ? 1 : -1).content;
+          assert.deepEqual(content.split('\n').sort(), [...lines].sort());
+          // Ticks never change and ticked lines never move (Completed is display only).
+          content.split('\n').forEach((text, index) => {
+            assert.equal(text.includes('[x]'), lines[index]!.includes('[x]'));
+          });
+        },
+      ),
+    );
+  });
+
+  it('Enter splits an item at the caret; Backspace removes, un-indents or joins', () => {
+    assert.deepEqual(splitItem('- [x] milkbread\n- [ ] eggs', 0, 4), {
+      content: '- [x] milk\n- [ ] bread\n- [ ] eggs',
+      focus: 1,
+      caret: 0,
+    });
+    assert.equal(splitItem('  - [ ] sub', 0, 3).content, '  - [ ] sub\n  - [ ] ');
+    assert.deepEqual(backspaceItem('- [ ] milk\n- [ ] \n- [ ] eggs', 1), {
+      content: '- [ ] milk\n- [ ] eggs',
+      focus: 0,
+    });
+    assert.deepEqual(backspaceItem('- [ ] \n- [ ] eggs', 0), { content: '- [ ] eggs', focus: 0 });
+    assert.deepEqual(backspaceItem('- [ ] ', 0), { content: '', focus: -1 });
+    assert.deepEqual(backspaceItem('- [ ] a\n  - [ ] b', 1), { content: '- [ ] a\n- [ ] b', focus: 1 });
+    assert.deepEqual(backspaceItem('- [ ] milk\n- [x] x\n- [ ] shake', 2), {
+      content: '- [ ] milkshake\n- [x] x',
+      focus: 0,
+      caret: 4,
+    });
+    assert.equal(backspaceItem('- [ ] first', 0), null);
+  });
+
+  it('indents one level (Tab) and back (Shift+Tab), never the first item', () => {
+    const two = '- [ ] a\n- [ ] b';
+    assert.equal(indentItem(two, 1, true).content, '- [ ] a\n  - [ ] b');
+    assert.equal(indentItem(indentItem(two, 1, true).content, 1, true).content, '- [ ] a\n  - [ ] b');
+    assert.equal(indentItem('- [ ] a\n\t- [ ] b', 1, false).content, two);
+    assert.equal(indentItem(two, 0, true).content, two);
+    assert.deepEqual(
+      checklistItems('- [ ] a\n  - [x] b').map((item) => item.indented),
+      [false, true],
+    );
   });
 
   it('converts text to a list and back without losing words', () => {

@@ -10,9 +10,13 @@
  *   character, at least as long, with nothing after it but spaces or tabs. A fence never closed
  *   runs to the end of the content. Every line from the opening to the closing line is code.
  * - A task line, outside code, is indentation, a bullet (`-`, `*` or `+`), spaces, then `[ ]`,
- *   `[x]` or `[X]`; the rest of the line, after at most one space, is the item's text.
+ *   `[x]` or `[X]`; the rest of the line, after at most one space, is the item's text. An item
+ *   indented before its bullet is a sub-item (one level, as in Keep).
  * Lines end at `\n`, `\r\n` or a lone `\r`.
  */
+
+/** What the app writes before a sub-item's bullet (Takeout's indented items too; decision 0040). */
+export const SUB_ITEM_INDENT = '  ';
 
 type MarkdownLine =
   /** A fence line or a line inside a fenced code block. */
@@ -26,6 +30,8 @@ type MarkdownLine =
       markOffset: number;
       /** What follows the box. */
       label: string;
+      /** Indented before its bullet: a sub-item (Keep's one level of indent, decision 0040). */
+      indented: boolean;
     }
   | { kind: 'other'; text: string; offset: number };
 
@@ -75,6 +81,7 @@ function classifyLine({ text, offset }: RawLine): MarkdownLine {
     checked: task[2] !== ' ',
     markOffset: offset + task[1]!.length,
     label: task[3]!,
+    indented: /^[ \t]/.test(text),
   };
 }
 

@@ -8,7 +8,7 @@ import { image, zipOf } from './archives.js';
 export interface KeepNote {
   title?: string;
   textContent?: string;
-  listContent?: { text: string; isChecked: boolean }[];
+  listContent?: { text: string; isChecked: boolean; isIndented?: boolean; superListItemId?: string }[];
   color?: string;
   isPinned?: boolean;
   isArchived?: boolean;

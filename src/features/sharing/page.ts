@@ -60,6 +60,7 @@ p{margin:0 0 1em}
 a{color:#174ea6;text-decoration:underline;text-underline-offset:2px}
 .checklist{list-style:none;margin:0 0 1em;padding:0}
 .checklist li{padding:.15em 0}
+.checklist .sub-item{padding-left:1.75em}
 .checklist label{display:flex;gap:.65em;align-items:flex-start}
 .checklist input{appearance:none;-webkit-appearance:none;flex:none;display:grid;place-content:center;
 width:1.1em;height:1.1em;margin:.3em 0 0;border:2px solid #5f6368;border-radius:3px;background:transparent}
@@ -145,6 +146,12 @@ function renderInline(text: string): string {
   return html + escapeHtml(text.slice(last));
 }
 
+/** A task's classes: ticked, and a sub-item (indented, as the web app writes Keep's one level of indent). */
+function taskClass(line: { checked: boolean; indented: boolean }): string {
+  const classes = [line.checked ? 'done' : '', line.indented ? 'sub-item' : ''].filter(Boolean);
+  return classes.length > 0 ? ` class="${classes.join(' ')}"` : '';
+}
+
 /**
  * Content as blocks: runs of task lines (D-NOTE-6, as markdown.ts reads them) become a list of
  * disabled checkboxes; other runs of lines, code included, become paragraphs with their line
@@ -164,7 +171,7 @@ export function renderContent(content: string): string {
     if (line.kind === 'task') {
       if (paragraph.length > 0) flush();
       tasks.push(
-        `<li${line.checked ? ' class="done"' : ''}><label><input type="checkbox" disabled${line.checked ? ' checked' : ''}>` +
+        `<li${taskClass(line)}><label><input type="checkbox" disabled${line.checked ? ' checked' : ''}>` +
           `<span>${renderInline(line.label)}</span></label></li>`,
       );
     } else if (line.text.trim() === '') {

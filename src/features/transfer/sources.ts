@@ -7,6 +7,7 @@ import type { NoteFields } from '../../model/noteFields.js';
 import { NoteInput } from '../../shared/api/notes.js';
 import { NOTE_COLORS, type NoteColor } from '../../shared/colors.js';
 import { extractHashtags, MAX_TAG_LENGTH } from '../../shared/hashtags.js';
+import { SUB_ITEM_INDENT } from '../../shared/markdown.js';
 import { findString, hasNul, NUL_MESSAGE } from '../../storableText.js';
 import { checklistItems } from '../notes/contentEdits.js';
 import type { ExportedNote } from './exportFormat.js';
@@ -163,10 +164,28 @@ function exportItem(source: string, note: ExportedNote): ImportItem {
   };
 }
 
+/** A list item; `isIndented` (or a parent item's id, as Keep's own API has it) marks a sub-item. */
+interface KeepListItem {
+  text?: unknown;
+  isChecked?: unknown;
+  isIndented?: unknown;
+  parentItemId?: unknown;
+  superListItemId?: unknown;
+}
+
+/** A Keep list item as a task line; a sub-item is indented (SUB_ITEM_INDENT, decision 0040). */
+function keepListLine(item: KeepListItem | null | undefined): string {
+  const sub =
+    item?.isIndented === true ||
+    (typeof item?.parentItemId === 'string' && item.parentItemId !== '') ||
+    (typeof item?.superListItemId === 'string' && item.superListItemId !== '');
+  return `${sub ? SUB_ITEM_INDENT : ''}- [${item?.isChecked === true ? 'x' : ' '}] ${String(item?.text ?? '')}`;
+}
+
 interface KeepNote {
   title?: unknown;
   textContent?: unknown;
-  listContent?: { text?: unknown; isChecked?: unknown }[];
+  listContent?: KeepListItem[];
   color?: unknown;
   isPinned?: unknown;
   isArchived?: unknown;
@@ -235,9 +254,7 @@ async function* keepItems(files: SourceFiles): AsyncGenerator<ImportItem | Unrea
     const title = typeof note.title === 'string' ? note.title : '';
     const list = Array.isArray(note.listContent) ? note.listContent : null;
     let content = list
-      ? list
-          .map((item) => `- [${item?.isChecked === true ? 'x' : ' '}] ${String(item?.text ?? '')}`)
-          .join('\n')
+      ? list.map(keepListLine).join('\n')
       : typeof note.textContent === 'string'
         ? note.textContent
         : '';

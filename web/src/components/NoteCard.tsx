@@ -5,6 +5,8 @@ import { Check } from 'lucide-preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { setPinned, toggleSelected, updateNotes } from '../app/actions.js';
 import { whenIdle } from '../app/idle.js';
+import { withDragAndDrop } from '../app/lazyDragAndDrop.js';
+import { LONG_PRESS_MS, LONG_PRESS_SLOP_PX } from '../app/longPress.js';
 import { editing, focused, selection } from '../app/state.js';
 import { setItemChecked } from '../model/checklist.js';
 import { displayTitle } from '../model/conflicts.js';
@@ -23,7 +25,7 @@ interface Props {
   note: LocalNote;
   selected: boolean;
   isFocused: boolean;
-  /** Drag and drop onto another card moves it there (NoteGrid's monitor writes the order). */
+  /** Drag and drop onto another card moves it there (NoteGrid's monitors write the order). */
   reorderable: boolean;
 }
 
@@ -34,11 +36,6 @@ interface Props {
  * that changes the search results builds only the cards' text (decision 0018). A pinned note's
  * pin shows at once: it is the one button seen without pointing.
  */
-/** How long a touch rests on a card to select it (Android's long press). */
-const LONG_PRESS_MS = 500;
-/** A touch that moves further than this is a scroll or a drag, not a long press. */
-const LONG_PRESS_SLOP_PX = 8;
-
 /** A long press by touch (issue 30 item 7: selection by touch, where cards have no buttons). */
 function useLongPress(onLongPress: () => void) {
   const state = useRef<{ timer?: ReturnType<typeof setTimeout>; x: number; y: number; fired: boolean }>({
@@ -100,8 +97,17 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
     const card = element.current;
     if (!reorderable || !card) return;
     const data = { noteId: note.id };
+    // A touch drags through cardDrags (a long press picks the card up): the browser's own drag
+    // would start from the same long press on a phone.
+    let pointer = '';
+    const notePointer = (event: PointerEvent) => (pointer = event.pointerType);
+    card.addEventListener('pointerdown', notePointer);
     return combine(
-      draggable({ element: card, getInitialData: () => data }),
+      () => card.removeEventListener('pointerdown', notePointer),
+      withDragAndDrop(({ cardDrags, sortable }) =>
+        sortable(cardDrags(), { id: note.id, element: card, type: 'note' }),
+      ),
+      draggable({ element: card, getInitialData: () => data, canDrag: () => pointer !== 'touch' }),
       dropTargetForElements({
         element: card,
         getData: () => data,

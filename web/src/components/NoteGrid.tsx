@@ -4,6 +4,7 @@ import { defaultRangeExtractor, type Range, type VirtualItem } from '@tanstack/v
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
 import { takeNewCards, whenNewCardRoom } from '../app/frameBudget.js';
+import { withDragAndDrop } from '../app/lazyDragAndDrop.js';
 import { focused, layout, selection } from '../app/state.js';
 import { columnLeft, estimatedHeight, gridGeometry } from '../model/masonry.js';
 import type { LocalNote } from '../sync/index.js';
@@ -36,22 +37,31 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
   const dragged = useSignal<string | null>(null);
   useEffect(() => {
     if (!reorderable) return;
-    return monitorForElements({
+    const drop = (source: unknown, target: unknown) => {
+      const notes = section.current;
+      const from = notes.findIndex((note) => note.id === source);
+      const to = notes.findIndex((note) => note.id === target);
+      // Another section's cards are not this grid's business.
+      if (from < 0 || to < 0) return;
+      // Its index among the others is the target's own: after it moving down, before it moving up.
+      void moveNote(notes, notes[from]!, to);
+    };
+    const stopMouse = monitorForElements({
       onDragStart: ({ source }) => {
         dragged.value = source.data.noteId as string;
       },
       onDrop: ({ source, location }) => {
         dragged.value = null;
-        const notes = section.current;
-        const target = location.current.dropTargets[0]?.data.noteId;
-        const from = notes.findIndex((note) => note.id === source.data.noteId);
-        const to = notes.findIndex((note) => note.id === target);
-        // Another section's cards are not this grid's business.
-        if (from < 0 || to < 0) return;
-        // Its index among the others is the target's own: after it moving down, before it moving up.
-        void moveNote(notes, notes[from]!, to);
+        drop(source.data.noteId, location.current.dropTargets[0]?.data.noteId);
       },
     });
+    const stopTouch = withDragAndDrop(({ cardDrags, onDrop }) =>
+      onDrop(cardDrags(), ({ source, target }) => drop(source, target)),
+    );
+    return () => {
+      stopMouse();
+      stopTouch();
+    };
   }, [reorderable]);
   const container = useRef<HTMLDivElement>(null);
   const width = useSignal(1024);

@@ -39,7 +39,7 @@ export function NoteText({
         <ul class="card-items">
           {shownItems.map((item) => (
             // Only the box ticks (as in Keep): the text is not its label, so a tap on it opens the note.
-            <li key={item.line}>
+            <li key={item.line} class={item.indented ? 'sub-item' : undefined}>
               <input
                 type="checkbox"
                 checked={false}

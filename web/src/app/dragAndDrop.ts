@@ -1,0 +1,138 @@
+/**
+ * Drag and drop by pointer (touch, pen and mouse) through @dnd-kit/dom (decision 0040): the
+ * browser's native drag and drop, which the cards use with the mouse, does not start from a touch
+ * in Chromium's emulation, and on a phone it would fight the long press that selects a card.
+ */
+import {
+  AutoScroller,
+  DragDropManager,
+  type DragEndEvent,
+  Draggable,
+  Droppable,
+  PointerActivationConstraints,
+  PointerSensor,
+} from '@dnd-kit/dom';
+import { DOMRectangle } from '@dnd-kit/dom/utilities';
+import { LONG_PRESS_MS, LONG_PRESS_SLOP_PX } from './longPress.js';
+
+type DropEdge = 'before' | 'after';
+
+/** What a drop means: the dragged entity's id, the one it was dropped on, and on which side. */
+interface Drop {
+  source: string;
+  target: string;
+  edge: DropEdge;
+}
+
+/** A drop onto another entity, with its side: after it when moving down, before it moving up. */
+function dropOf(event: DragEndEvent): Drop | null {
+  const { source, target } = event.operation;
+  if (event.canceled || !source || !target || source.id === target.id) return null;
+  const to = target.element?.getBoundingClientRect();
+  const movingDown = to ? event.operation.position.initial.y < to.top + to.height / 2 : false;
+  return { source: String(source.id), target: String(target.id), edge: movingDown ? 'after' : 'before' };
+}
+
+/**
+ * A manager of its own: `touchOnly` leaves the mouse to native drag and drop (the cards), and a
+ * touch picks up after a long press, except on a handle, which picks up as soon as it moves.
+ */
+export function createDragManager({
+  touchOnly,
+  vertical = false,
+}: {
+  touchOnly: boolean;
+  /** Moves only up and down (a list's items, as in Keep). */
+  vertical?: boolean;
+}): DragDropManager {
+  const manager = new DragDropManager({
+    // The library's feedback, cursor and selection plugins inject <style> elements, which the
+    // app's Content Security Policy refuses (style-src 'self'): the dragged element follows the
+    // pointer through followPointer instead, styled by app.css's `.dragging`.
+    plugins: [AutoScroller],
+    sensors: [
+      PointerSensor.configure({
+        // A tap on a card's checkbox or button is theirs, not a drag's.
+        preventActivation: (event, source) =>
+          (touchOnly && event.pointerType === 'mouse') ||
+          (!source.handle && (event.target as Element).closest('input, button, textarea, a') !== null),
+        activationConstraints: (event, source) =>
+          source.handle
+            ? [new PointerActivationConstraints.Distance({ value: 4 })]
+            : event.pointerType === 'mouse'
+              ? [new PointerActivationConstraints.Distance({ value: 5 })]
+              : [
+                  new PointerActivationConstraints.Delay({
+                    value: LONG_PRESS_MS,
+                    tolerance: LONG_PRESS_SLOP_PX,
+                  }),
+                ],
+      }),
+    ],
+  });
+  followPointer(manager, vertical);
+  return manager;
+}
+
+/** The dragged element moves with the pointer (a CSSOM transform, which the CSP allows). */
+function followPointer(manager: DragDropManager, vertical: boolean): void {
+  const { monitor } = manager;
+  monitor.addEventListener('dragstart', ({ operation }) => {
+    const element = operation.source?.element;
+    if (!element) return;
+    element.classList.add('dragging');
+    manager.dragOperation.shape = new DOMRectangle(element);
+    document.documentElement.classList.add('drag-in-progress');
+  });
+  // The operation's position is updated after this event: `to` is where the pointer is now.
+  monitor.addEventListener('dragmove', ({ operation, to }) => {
+    const element = operation.source?.element as HTMLElement | undefined;
+    if (!element || !to) return;
+    const { initial } = operation.position;
+    element.style.translate = `${vertical ? 0 : to.x - initial.x}px ${to.y - initial.y}px`;
+    // Drop targets are found only while the operation has a shape (the feedback plugin's job).
+    manager.dragOperation.shape = new DOMRectangle(element);
+  });
+  monitor.addEventListener('dragend', ({ operation }) => {
+    const element = operation.source?.element as HTMLElement | undefined;
+    element?.classList.remove('dragging');
+    if (element) element.style.translate = '';
+    document.documentElement.classList.remove('drag-in-progress');
+  });
+}
+
+/** Calls `onDrop` for each drop the manager's drags end in. */
+export function onDrop(manager: DragDropManager, handle: (drop: Drop) => void): () => void {
+  return manager.monitor.addEventListener('dragend', (event) => {
+    const drop = dropOf(event);
+    if (drop) handle(drop);
+  });
+}
+
+/**
+ * Makes `element` draggable (by `handle` when given) and a drop target for entities of the same
+ * `type`, under `id`. Returns the undo.
+ */
+export function sortable(
+  manager: DragDropManager,
+  { id, element, handle, type }: { id: string; element: Element; handle?: Element; type: string },
+): () => void {
+  const draggable = new Draggable({ id, element, handle, type }, manager);
+  // Never onto itself: it moves with the pointer, so the pointer is always over it.
+  const droppable = new Droppable(
+    { id, element, type, accept: (source) => source.type === type && source.id !== id },
+    manager,
+  );
+  return () => {
+    draggable.destroy();
+    droppable.destroy();
+  };
+}
+
+let cards: DragDropManager | undefined;
+
+/** The cards' manager, shared by every grid: touch only, a long press picks a card up. */
+export function cardDrags(): DragDropManager {
+  cards ??= createDragManager({ touchOnly: true });
+  return cards;
+}
