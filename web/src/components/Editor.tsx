@@ -1,12 +1,13 @@
-import { useSignal } from '@preact/signals';
+import { type Signal, useSignal } from '@preact/signals';
 import { ClipboardCopy, Copy, History, Link, Tag, Users } from 'lucide-preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { copyToClipboard, isEmptyNote, makeCopy, setPinned, updateNotes } from '../app/actions.js';
 import { addImages } from '../app/media.js';
-import { isMine, isShared, refreshPeople } from '../app/people.js';
-import { editing, engine, noteById, setEditorClose } from '../app/state.js';
+import { isMine, refreshPeople } from '../app/people.js';
+import { editing, noteById, setEditorClose } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
+import { mergeIncoming, movedPosition } from '../model/liveText.js';
 import type { LocalNote } from '../sync/index.js';
 import { AddImageButton, imageDropAndPaste } from './AddImage.js';
 import { useAutoGrow } from './autoGrow.js';
@@ -20,11 +21,35 @@ import { historyOf } from './VersionHistory.js';
 
 /** Typing is written this long after the last keystroke (and at once on close). */
 const SAVE_DELAY_MS = 300;
+
 /**
- * While a shared note is open, the app pulls this often (instead of every 30 s), so a
- * collaborator's edits show within seconds; the engine's own pace resumes on close.
+ * Takes a text that changed elsewhere into a field of the open note (issue 28): merged with what
+ * the person typed since `base` and not saved yet; when the field has the focus, its caret and
+ * selection stay where they were in the person's text.
  */
-const SHARED_NOTE_PULL_MS = 3_000;
+function takeIncoming(
+  field: Signal<string>,
+  element: HTMLInputElement | HTMLTextAreaElement | null,
+  base: string,
+  incoming: string,
+) {
+  if (incoming === base) return;
+  const shown = field.value;
+  const merged = mergeIncoming(base, shown, incoming);
+  if (merged === shown) return;
+  if (element && element.ownerDocument.activeElement === element && element.value === shown) {
+    const { selectionStart, selectionEnd, selectionDirection } = element;
+    // Written here first, so that the render after finds it already there and leaves the caret.
+    element.value = merged;
+    if (selectionStart !== null && selectionEnd !== null)
+      element.setSelectionRange(
+        movedPosition(shown, merged, selectionStart),
+        movedPosition(shown, merged, selectionEnd),
+        selectionDirection ?? undefined,
+      );
+  }
+  field.value = merged;
+}
 
 /** The open note: a modal dialog on desktop, full screen on a phone; saves as you type. */
 export function Editor() {
@@ -37,6 +62,7 @@ export function Editor() {
 function EditorDialog({ note }: { note: LocalNote }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const textBox = useRef<HTMLTextAreaElement>(null);
+  const titleBox = useRef<HTMLInputElement>(null);
   const title = useSignal(note.title);
   const content = useSignal(note.content);
   const labelling = useSignal(false);
@@ -73,23 +99,19 @@ function EditorDialog({ note }: { note: LocalNote }) {
     return () => setEditorClose(null);
   });
 
-  // Changes from elsewhere (sync, another tab) show unless the person is typing.
-  useEffect(() => {
-    if (timer.current) return;
-    title.value = note.title;
-    content.value = note.content;
+  // Changes from elsewhere (a live hint's pull, another tab) show at once, merged with typing.
+  // `taken`: the note's text as the editor last took it in, the base of that merge.
+  const taken = useRef({ title: note.title, content: note.content });
+  useLayoutEffect(() => {
+    takeIncoming(title, titleBox.current, taken.current.title, note.title);
+    takeIncoming(content, textBox.current, taken.current.content, note.content);
+    taken.current = { title: note.title, content: note.content };
   }, [note.title, note.content]);
   // A note not on the server yet has no collaborators to ask for (the server would answer 404).
   const onServer = note.version > 0;
   useEffect(() => {
     if (onServer) void refreshPeople(note.id);
   }, [note.id, onServer]);
-  const shared = isShared(note);
-  useEffect(() => {
-    if (!shared) return;
-    const timer = setInterval(() => void engine.value?.syncNow(), SHARED_NOTE_PULL_MS);
-    return () => clearInterval(timer);
-  }, [shared]);
   // Before the text box measures itself (useAutoGrow): a closed dialog lays nothing out.
   useLayoutEffect(() => {
     dialog.current?.showModal();
@@ -120,6 +142,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
       <ConflictBadge note={note} />
       <div class="editor-head">
         <input
+          ref={titleBox}
           class="title-input"
           aria-label="Title"
           placeholder="Title"

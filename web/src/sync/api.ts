@@ -60,6 +60,15 @@ export class SyncApi {
     return this.pull<Tombstone[]>('/api/sync/deleted', since);
   }
 
+  /** The live hints stream (live.ts reads it): the raw answer, whatever its status. */
+  events(init: RequestInit): Promise<Response> {
+    return this.fetcher(`${this.baseUrl}/api/events`, {
+      credentials: 'same-origin',
+      cache: 'no-store',
+      ...init,
+    });
+  }
+
   async push(changes: SyncChange[]): Promise<SyncResult[]> {
     const response = await this.call('/api/sync', {
       method: 'POST',

@@ -18,6 +18,7 @@ import {
   writeTransaction,
 } from './database.js';
 import { nextFrame } from './frames.js';
+import { LiveHints } from './live.js';
 import {
   acknowledge,
   acknowledgedCopy,
@@ -46,8 +47,11 @@ import type {
   Timers,
 } from './types.js';
 
-/** When to sync (issue 13; design brief §3.3). */
-const PULL_EVERY_MS = 30_000;
+/**
+ * When to sync (issue 13; design brief §3.3): on a live hint (issue 28, live.ts), and only while
+ * the live stream is down, every FALLBACK_PULL_MS.
+ */
+const FALLBACK_PULL_MS = 30_000;
 const PUSH_AFTER_MS = 1_000;
 
 /** Between the tabs of one user (BroadcastChannel `keepsake-u<id>`). */
@@ -98,6 +102,8 @@ class LocalSyncEngine implements SyncEngine {
   private releaseLock: (() => void) | undefined;
   private pushTimer: unknown;
   private pullTimer: unknown;
+  private live: LiveHints | null = null;
+  private pullWhileDown: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private runAgain = false;
   loaded: Promise<void> = Promise.resolve();
@@ -272,15 +278,27 @@ class LocalSyncEngine implements SyncEngine {
       if (options.document?.visibilityState === 'visible') this.autoSync();
     });
     options.window?.addEventListener('focus', () => this.autoSync());
-    options.window?.addEventListener('online', () => this.autoSync());
+    options.window?.addEventListener('online', () => {
+      this.live?.retryNow();
+      this.autoSync();
+    });
     options.window?.addEventListener('offline', () => this.setPhase('offline'));
     const becomeLeader = () => {
       if (this.closed) return;
       this.leader = true;
-      if (!this.timers) return;
-      this.pullTimer = this.timers.setInterval(() => {
-        if (options.document?.visibilityState !== 'hidden') this.autoSync();
-      }, PULL_EVERY_MS);
+      const timers = this.timers;
+      if (!timers) return;
+      this.pullWhileDown = () => {
+        this.pullTimer = timers.setInterval(() => {
+          if (options.document?.visibilityState !== 'hidden') this.autoSync();
+        }, FALLBACK_PULL_MS);
+      };
+      this.pullWhileDown();
+      this.live = new LiveHints((init) => this.api.events(init), timers, {
+        hint: () => this.autoSync(),
+        up: (isUp) => this.liveChanged(isUp),
+      });
+      this.live.start();
       this.autoSync();
     };
     if (!options.locks) return becomeLeader();
@@ -309,8 +327,21 @@ class LocalSyncEngine implements SyncEngine {
     else if (this.leader) this.autoSync();
   }
 
+  /**
+   * The live stream opened: hints replace the fallback pull, and one pull catches up with what
+   * changed while it was down. It ended: the fallback pull again until it reopens.
+   */
+  private liveChanged(isUp: boolean) {
+    if (this.closed) return;
+    this.timers?.clearInterval(this.pullTimer);
+    if (isUp) this.autoSync();
+    else this.pullWhileDown?.();
+  }
+
   private setPhase(phase: SyncStatus['phase']) {
     if (this.phase === phase) return;
+    // The server answers again, or the person signed in again: the stream need not wait its backoff.
+    if (phase === 'idle' && (this.phase === 'offline' || this.phase === 'signedOut')) this.live?.retryNow();
     this.phase = phase;
     this.emit({ status: true });
     this.post({ type: 'status', phase, lastSyncedAt: this.lastSyncedAt });
@@ -539,6 +570,7 @@ class LocalSyncEngine implements SyncEngine {
     this.closed = true;
     this.timers?.clearTimeout(this.pushTimer);
     this.timers?.clearInterval(this.pullTimer);
+    this.live?.stop();
     await this.running?.catch(() => undefined);
     this.releaseLock?.();
     this.channel?.close();
@@ -550,6 +582,7 @@ class LocalSyncEngine implements SyncEngine {
     this.closed = true;
     this.timers?.clearTimeout(this.pushTimer);
     this.timers?.clearInterval(this.pullTimer);
+    this.live?.stop();
     this.releaseLock?.();
     this.phase = 'signedOut';
     this.emit({ status: true });
