@@ -7,7 +7,7 @@ import { createApiKey, createUserClient, setupOwner, type TestClient } from './h
 import { type EventStream, idsOf, naming, openEvents } from './helpers/events.js';
 import { onPostgres } from './helpers/postgres.js';
 import { testRedisUrl } from './helpers/redis.js';
-import { startServer, type TestServer, withServerProcesses } from './helpers/server.js';
+import { ManualClock, startServer, type TestServer, withServerProcesses } from './helpers/server.js';
 
 /** Long enough for a hint that would come (they come within milliseconds on loopback). */
 const QUIET_MS = 400;
@@ -151,6 +151,24 @@ describe('GET /api/events', () => {
     aliceStream.close();
   });
 
+  it("tells a user's devices of a change to their own reminder, and nobody else", async () => {
+    const noteId = await createNote(owner, 'plants');
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: alice.userId });
+    const aliceStream = await open(alice.client);
+    const ownerStream = await open(owner);
+    await sleep(QUIET_MS);
+    const ownerHeard = ownerStream.text().length;
+    const set = await alice.client.patch(`/api/notes/${noteId}`, {
+      reminder: { at: '2031-01-01T09:00:00Z', repeat: 'weekly', timeZone: 'Europe/Berlin' },
+    });
+    assert.equal(set.status, 200, set.text);
+    await aliceStream.next(naming(noteId));
+    await sleep(QUIET_MS);
+    assert.ok(!ownerStream.text().slice(ownerHeard).includes(noteId), "the owner heard of Alice's reminder");
+    aliceStream.close();
+    ownerStream.close();
+  });
+
   it('ends a stream within seconds of its key being revoked or its session ending', async () => {
     const { id, key } = await createApiKey(alice.client);
     const byKey = await open(server.url, { authorization: `Bearer ${key}` });
@@ -233,6 +251,32 @@ describe('GET /api/events: the server-wide limit', () => {
       assert.deepEqual([a.status, b.status, c.status], [200, 200, 429]);
       a.close();
       b.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('GET /api/events: reminders ringing', () => {
+  it("tells the user's devices when their reminder rang and moved on to its next time", async () => {
+    const clock = new ManualClock(Date.parse('2031-06-01T08:00:00Z'));
+    const server = await startServer({ clock });
+    try {
+      const owner = await setupOwner(server.url);
+      const created = await owner.post('/api/notes', {
+        title: 'water the plants',
+        reminder: { at: '2031-06-01T08:10:00Z', repeat: 'daily', timeZone: 'UTC' },
+      });
+      assert.equal(created.status, 201, created.text);
+      const stream = await openEvents(owner);
+      await sleep(QUIET_MS);
+      const from = stream.events.length;
+      clock.advance(10 * 60_000);
+      await stream.next(naming(created.body.id), 5_000, from);
+      const pulled = await owner.get<{ id: string; reminder: { nextAt: string } }[]>('/api/sync?since=0');
+      const note = pulled.body.find((n) => n.id === created.body.id)!;
+      assert.equal(note.reminder.nextAt, '2031-06-02T08:10:00.000Z');
+      stream.close();
     } finally {
       await server.close();
     }

@@ -133,13 +133,17 @@ export function createLiveService(deps: LiveDeps) {
       const ids = heard.get(userId) ?? new Set<string>();
       heard.set(userId, ids.add(noteId));
     };
-    for (const { noteId, userId } of await usersWithAccessTo(db, [...new Set(message.changed)])) {
-      hear(userId, noteId);
+    const listening = (pairs: [string, number][]) =>
+      pairs.filter(([, userId]) => channels.has(userId)).map(([noteId, userId]) => ({ noteId, userId }));
+    // A note changed for one user alone reaches that user if they still see it.
+    const personal = new Set(listening(message.personal).map(({ noteId, userId }) => `${noteId} ${userId}`));
+    const changed = new Set(message.changed);
+    const asked = [...new Set([...changed, ...[...personal].map((key) => key.split(' ')[0]!)])];
+    for (const { noteId, userId } of await usersWithAccessTo(db, asked)) {
+      if (changed.has(noteId) || personal.has(`${noteId} ${userId}`)) hear(userId, noteId);
     }
-    const ended = message.ended
-      .filter(([, userId]) => channels.has(userId))
-      .map(([noteId, userId]) => ({ noteId, userId }));
-    for (const { noteId, userId } of await tombstonedAmong(db, ended)) hear(userId, noteId);
+    for (const { noteId, userId } of await tombstonedAmong(db, listening(message.ended)))
+      hear(userId, noteId);
     return heard;
   }
 
@@ -147,7 +151,11 @@ export function createLiveService(deps: LiveDeps) {
   async function receive(message: HintMessage): Promise<void> {
     if (channels.size === 0) return;
     incoming = incoming
-      ? { changed: [...incoming.changed, ...message.changed], ended: [...incoming.ended, ...message.ended] }
+      ? {
+          changed: [...incoming.changed, ...message.changed],
+          ended: [...incoming.ended, ...message.ended],
+          personal: [...incoming.personal, ...message.personal],
+        }
       : message;
     if (resolving) return;
     resolving = true;
@@ -185,6 +193,7 @@ export function createLiveService(deps: LiveDeps) {
     bus.publish({
       changed: [...changes.changed],
       ended: changes.ended.map(({ noteId, userId }) => [noteId, userId]),
+      personal: changes.personal.map(({ noteId, userId }) => [noteId, userId]),
     });
   }
 
@@ -251,11 +260,12 @@ export function createLiveService(deps: LiveDeps) {
     /** A transaction committed these changes (db/noteChanges.ts): they go out shortly, batched. */
     committed(changes: NoteChanges): void {
       if (!outgoing) {
-        outgoing = { changed: new Set(), ended: [] };
+        outgoing = { changed: new Set(), ended: [], personal: [] };
         setTimeout(publishNow, PUBLISH_DELAY_MS);
       }
       for (const id of changes.changed) outgoing.changed.add(id);
       outgoing.ended.push(...changes.ended);
+      outgoing.personal.push(...changes.personal);
     },
 
     /**
