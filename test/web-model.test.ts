@@ -18,6 +18,7 @@ import {
 } from '../web/src/model/checklist.js';
 import { conflictMark, conflictOriginal, displayTitle, resolveConflict } from '../web/src/model/conflicts.js';
 import { addLabel, allLabels, isTagsOnlyLine, labelName } from '../web/src/model/labels.js';
+import { mergeIncoming, movedPosition } from '../web/src/model/liveText.js';
 import { columnCount, masonryColumns } from '../web/src/model/masonry.js';
 import {
   compareNotes,
@@ -432,5 +433,33 @@ describe('new cards per frame (decision 0018)', () => {
     cancel();
     await paintThenRunTasks(() => {});
     assert.equal(added, 3);
+  });
+});
+
+describe('a change from elsewhere in the open editor (issue 28)', () => {
+  const line = fc.stringMatching(/^[a-z ]{0,8}$/);
+  it('keeps the caret in its place in the text: a change after it leaves it, one before it moves it along', () => {
+    fc.assert(
+      fc.property(line, line, line, line, fc.nat(), (before, typed, after, changed, at) => {
+        // The caret sits in `typed`, a line of its own between two lines changed elsewhere.
+        const text = `${before}\n${typed}\n${after}`;
+        const caret = before.length + 1 + (at % (typed.length + 1));
+        const below = `${before}\n${typed}\n${changed}`;
+        assert.equal(movedPosition(text, below, caret), caret);
+        const above = `${changed}\n${typed}\n${after}`;
+        const moved = movedPosition(text, above, caret);
+        assert.equal(moved, caret + changed.length - before.length);
+        assert.equal(
+          above.slice(moved - (caret - before.length - 1), moved),
+          typed.slice(0, caret - before.length - 1),
+        );
+      }),
+    );
+  });
+
+  it('merges the incoming text with unsaved typing line by line; a clash keeps the typing', () => {
+    assert.equal(mergeIncoming('a\nb', 'a\nb', 'a\nB'), 'a\nB');
+    assert.equal(mergeIncoming('a\nb\nc', 'A\nb\nc', 'a\nb\nC'), 'A\nb\nC');
+    assert.equal(mergeIncoming('a\nb', 'a!\nb', 'a?\nb'), 'a!\nb');
   });
 });
