@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { CHANNEL } from '../src/features/live/bus.js';
 import { createApiKey, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { type EventStream, idsOf, naming, openEvents } from './helpers/events.js';
+import { type EventStream, idsOf, naming, openEvents, type ReceivedEvent } from './helpers/events.js';
 import { onPostgres } from './helpers/postgres.js';
 import { testRedisUrl } from './helpers/redis.js';
 import { ManualClock, startServer, type TestServer, withServerProcesses } from './helpers/server.js';
@@ -167,6 +167,32 @@ describe('GET /api/events', () => {
     assert.ok(!ownerStream.text().slice(ownerHeard).includes(noteId), "the owner heard of Alice's reminder");
     aliceStream.close();
     ownerStream.close();
+  });
+
+  it("tells a note's other users who opened and closed it (presence), and nobody else", async () => {
+    const noteId = await createNote(owner, 'who is here');
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: alice.userId });
+    const aliceStream = await open(alice.client);
+    const ownerStream = await open(owner);
+    const strangerStream = await open(stranger.client);
+    const me = (await owner.get('/api/users/me')).body;
+    const presenceOf = (here: boolean) => (event: ReceivedEvent) =>
+      event.event === 'presence' && JSON.parse(event.data).here === here;
+    assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: true })).status, 204);
+    const arrived = await aliceStream.next(presenceOf(true));
+    assert.ok(arrived.id, 'every event has an id');
+    assert.deepEqual(JSON.parse(arrived.data), { noteId, userId: me.id, name: me.displayName, here: true });
+    assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: false })).status, 204);
+    await aliceStream.next(presenceOf(false));
+    // Not to the announcer's own streams, never to a stranger, and a stranger cannot announce.
+    const refused = await stranger.client.post(`/api/notes/${noteId}/presence`, { here: true });
+    assert.equal(refused.status, 404);
+    assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: 'yes' })).status, 400);
+    await sleep(QUIET_MS);
+    assert.ok(!ownerStream.events.some((event) => event.event === 'presence'), 'told the announcer');
+    await heardNothingOf(strangerStream, noteId);
+    assert.ok(!aliceStream.events.some((event) => event.data.includes(`"userId":${stranger.userId}`)));
+    for (const stream of [aliceStream, ownerStream, strangerStream]) stream.close();
   });
 
   it('ends a stream within seconds of its key being revoked or its session ending', async () => {

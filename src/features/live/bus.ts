@@ -12,15 +12,16 @@ import type { Logger } from '../../logger.js';
 
 /**
  * One message: notes that changed, [noteId, userId] pairs of access that ended, and of notes that
- * changed for that user alone (their reminder).
+ * changed for that user alone (their reminder); and who opened or closed which note (presence).
  */
 export interface HintMessage {
   changed: string[];
   ended: [noteId: string, userId: number][];
   personal: [noteId: string, userId: number][];
+  presence: [noteId: string, userId: number, here: boolean][];
 }
 
-const emptyMessage = (): HintMessage => ({ changed: [], ended: [], personal: [] });
+export const emptyMessage = (): HintMessage => ({ changed: [], ended: [], personal: [], presence: [] });
 
 export interface HintBus {
   /** Sends to every process, this one included; never throws (a lost hint costs a pull later). */
@@ -43,23 +44,24 @@ const RECONNECT_MAX_MS = 10_000;
 function payloadsOf(message: HintMessage): string[] {
   const payloads: string[] = [];
   let part = emptyMessage();
-  let size = 36;
+  const EMPTY_SIZE = JSON.stringify(part).length;
+  let size = EMPTY_SIZE;
   const flush = () => {
-    if (part.changed.length + part.ended.length + part.personal.length === 0) return;
+    if (size === EMPTY_SIZE) return;
     payloads.push(JSON.stringify(part));
     part = emptyMessage();
-    size = 36;
+    size = EMPTY_SIZE;
   };
   for (const id of message.changed) {
     if (size + id.length + 3 > MAX_PAYLOAD_BYTES) flush();
     part.changed.push(id);
     size += id.length + 3;
   }
-  for (const list of ['ended', 'personal'] as const) {
-    for (const pair of message[list]) {
-      const length = pair[0].length + String(pair[1]).length + 6;
+  for (const list of ['ended', 'personal', 'presence'] as const) {
+    for (const tuple of message[list]) {
+      const length = JSON.stringify(tuple).length + 1;
       if (size + length > MAX_PAYLOAD_BYTES) flush();
-      part[list].push(pair);
+      (part[list] as unknown[]).push(tuple);
       size += length;
     }
   }
@@ -71,8 +73,9 @@ function payloadsOf(message: HintMessage): string[] {
 function parseMessage(payload: string): HintMessage | null {
   try {
     const value = JSON.parse(payload) as HintMessage;
-    // A process of the version before sends no `personal`.
+    // A process of the version before sends no `personal` nor `presence`.
     const personal = value.personal ?? [];
+    const presence = value.presence ?? [];
     const pairs = (list: unknown) =>
       Array.isArray(list) &&
       list.every(
@@ -82,8 +85,10 @@ function parseMessage(payload: string): HintMessage | null {
       Array.isArray(value.changed) &&
       value.changed.every((id) => typeof id === 'string') &&
       pairs(value.ended) &&
-      pairs(personal);
-    return valid ? { changed: value.changed, ended: value.ended, personal } : null;
+      pairs(personal) &&
+      pairs(presence) &&
+      presence.every((triple) => typeof triple[2] === 'boolean');
+    return valid ? { changed: value.changed, ended: value.ended, personal, presence } : null;
   } catch {
     return null;
   }

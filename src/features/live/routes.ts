@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, NoteIdParams } from '../../http/schemas.js';
 import type { Credential, LiveEvent } from './service.js';
 
 /** What the client waits before reconnecting, sent first (EventSource honours it). */
@@ -20,7 +20,12 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
  * starts with `:` (decision 0033).
  */
 function frame(event: LiveEvent): string {
-  const data = event.type === 'notes' ? JSON.stringify({ ids: event.ids }) : '{}';
+  const data =
+    event.type === 'notes'
+      ? JSON.stringify({ ids: event.ids })
+      : event.type === 'presence'
+        ? JSON.stringify({ noteId: event.noteId, userId: event.userId, name: event.name, here: event.here })
+        : '{}';
   return `event: ${event.type}\nid: ${event.id}\ndata: ${data}\n\n`;
 }
 
@@ -29,8 +34,33 @@ const NotesEvent = Type.Object(
   { description: 'The `data` of an `event: notes`' },
 );
 
+const PresenceBody = Type.Object(
+  { here: Type.Boolean({ description: 'true: you opened the note; false: you closed it' }) },
+  { additionalProperties: false },
+);
+
 export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { live } = app.services;
+
+  app.post(
+    '/api/notes/:id/presence',
+    {
+      schema: {
+        tags: ['sync'],
+        summary: "Say that you opened or closed a note: its other users' live streams get `event: presence`",
+        description:
+          'No state is kept: a client showing who is here says so again while the note stays open ' +
+          '(the web app every 30 s, and when someone else arrives). See docs/sync.md#presence.',
+        params: NoteIdParams,
+        body: PresenceBody,
+        response: { 204: { type: 'null', description: 'Told' }, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await live.announce(actorOf(request), request.params.id, request.body.here);
+      return reply.code(204).send(null);
+    },
+  );
 
   app.get(
     '/api/events',
