@@ -341,6 +341,9 @@ for (const bus of ['PostgreSQL LISTEN/NOTIFY', 'Redis pub/sub'] as const) {
             const from = aliceStream.events.length;
             await edit(owner, noteId, 'tick');
             await aliceStream.next(naming(noteId), 3_000, from);
+            // Presence announced on one process reaches the collaborator on the other.
+            assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: true })).status, 204);
+            await aliceStream.next((event) => event.event === 'presence' && event.data.includes(noteId));
             if (redis) {
               // Another deployment on the same Redis (or anyone who can publish there) names the
               // note with Mallory's id: she holds no tombstone of it, so she hears nothing.

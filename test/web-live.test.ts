@@ -139,7 +139,7 @@ describe('live: two devices and a collaborator', { skip }, () => {
     await card(phone.page, 'Shopping').waitFor({ state: 'detached', timeout: LIVE_MS });
   });
 
-  it("a collaborator sees the note shared with her, and the owner's edit in her open editor", async () => {
+  it("a collaborator sees the note shared with her, the owner's edit in her open editor, and who is here", async () => {
     const adaDevice = await device('ada@example.com', ADA_PASSWORD);
     const created = await owner.post('/api/notes', {
       title: 'Trip',
@@ -155,8 +155,24 @@ describe('live: two devices and a collaborator', { skip }, () => {
     await owner.patch(`/api/notes/${created.body.id}`, { content: '- [x] passport\n- [ ] tickets' });
     await eventually(async () => {
       const dialog = adaDevice.page.getByRole('dialog').first();
-      assert.equal(await dialog.getByRole('checkbox', { name: 'passport' }).isChecked({ timeout: 500 }), true);
+      assert.equal(
+        await dialog.getByRole('checkbox', { name: 'passport' }).isChecked({ timeout: 500 }),
+        true,
+      );
     }, LIVE_MS);
+
+    // The owner opens it too: each sees the other is here; the owner closes it: Ada sees that.
+    const laptop = await device('grace@example.com', OWNER_PASSWORD);
+    await card(laptop.page, 'Trip').click({ position: { x: 12, y: 6 } });
+    const adaDialog = adaDevice.page.getByRole('dialog').first();
+    await adaDialog.getByText('Grace Hopper is here').waitFor({ timeout: LIVE_MS });
+    await laptop.page
+      .getByRole('dialog')
+      .first()
+      .getByText('Ada Lovelace is here')
+      .waitFor({ timeout: LIVE_MS });
+    await laptop.page.getByRole('button', { name: 'Close' }).click();
+    await adaDialog.getByText('Grace Hopper is here').waitFor({ state: 'detached', timeout: LIVE_MS });
   });
 });
 

@@ -26,6 +26,7 @@ import {
   sortOrderOnTop,
   sortOrdersForMove,
 } from '../web/src/model/ordering.js';
+import { LAPSES_AFTER_MS, presenceText, withoutLapsed, withPresence } from '../web/src/model/presence.js';
 import { noteMatcher, searchAsYouType } from '../web/src/model/search.js';
 import type { LocalNote } from '../web/src/sync/index.js';
 
@@ -461,5 +462,31 @@ describe('a change from elsewhere in the open editor (issue 28)', () => {
     assert.equal(mergeIncoming('a\nb', 'a\nb', 'a\nB'), 'a\nB');
     assert.equal(mergeIncoming('a\nb\nc', 'A\nb\nc', 'a\nb\nC'), 'A\nb\nC');
     assert.equal(mergeIncoming('a\nb', 'a!\nb', 'a?\nb'), 'a!\nb');
+  });
+});
+
+describe('who else has a note open (issue 28)', () => {
+  const event = (userId: number, name: string, here: boolean) => ({
+    noteId: '00000000-0000-4000-8000-000000000001',
+    userId,
+    name,
+    here,
+  });
+  it('names who is here, tells who just arrived, forgets who left or stopped saying so', () => {
+    let state = withPresence(new Map(), event(2, 'Alice', true), 1_000);
+    assert.equal(state.arrived, true);
+    assert.equal(presenceText(state.here), 'Alice is here');
+    state = withPresence(state.here, event(2, 'Alice', true), 2_000);
+    assert.equal(state.arrived, false, 'said again: not new');
+    state = withPresence(state.here, event(3, 'Bob', true), 3_000);
+    state = withPresence(state.here, event(4, 'Carol', true), 3_000);
+    assert.equal(presenceText(state.here), 'Alice, Bob and Carol are here');
+    state = withPresence(state.here, event(3, 'Bob', false), 4_000);
+    assert.equal(state.arrived, false);
+    assert.equal(presenceText(state.here), 'Alice and Carol are here');
+    const lapsed = withoutLapsed(state.here, 2_000 + LAPSES_AFTER_MS);
+    assert.equal(presenceText(lapsed), 'Carol is here', "Alice's claim lapsed");
+    assert.equal(withoutLapsed(lapsed, 0), lapsed);
+    assert.equal(presenceText(withoutLapsed(lapsed, 3_000 + LAPSES_AFTER_MS)), '');
   });
 });

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses, NoteIdParams } from '../../http/schemas.js';
+import { NotesEventData, PresenceBody, PresenceEventData } from '../../shared/api/live.js';
 import type { Credential, LiveEvent } from './service.js';
 
 /** What the client waits before reconnecting, sent first (EventSource honours it). */
@@ -28,16 +29,6 @@ function frame(event: LiveEvent): string {
         : '{}';
   return `event: ${event.type}\nid: ${event.id}\ndata: ${data}\n\n`;
 }
-
-const NotesEvent = Type.Object(
-  { ids: Type.Array(Type.String({ format: 'uuid' }), { description: 'The notes that changed for you' }) },
-  { description: 'The `data` of an `event: notes`' },
-);
-
-const PresenceBody = Type.Object(
-  { here: Type.Boolean({ description: 'true: you opened the note; false: you closed it' }) },
-  { additionalProperties: false },
-);
 
 export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { live } = app.services;
@@ -70,7 +61,9 @@ export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Live hints: a Server-Sent Events stream naming the notes that changed for you',
         description:
           'Hints only: pull (GET /api/sync) when one arrives. `event: notes` with `data` {"ids": [...]}; ' +
-          '`event: resync` when hints were missed (pull from your cursor); a comment at least every 25 s. ' +
+          '`event: resync` when hints were missed (pull from your cursor); `event: presence` with ' +
+          '{"noteId", "userId", "name", "here"} when someone else opens or closes a note you can see ' +
+          '(POST /api/notes/{id}/presence); a comment at least every 25 s. ' +
           'Reconnect with `Last-Event-ID` to get the hints you missed. 429 past 32 streams per user ' +
           '(EVENTS_MAX_STREAMS_PER_USER). See docs/sync.md#live-hints.',
         headers: Type.Object({
@@ -84,7 +77,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: {
             description: 'An endless text/event-stream',
-            content: { 'text/event-stream': { schema: NotesEvent } },
+            content: { 'text/event-stream': { schema: Type.Union([NotesEventData, PresenceEventData]) } },
           },
           ...errorResponses(400, 401, 429),
         },

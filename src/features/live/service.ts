@@ -24,6 +24,7 @@ import { requireNoteAccess } from '../../model/noteAccess.js';
 import { usersWithAccessTo } from '../../model/notes.js';
 import { tombstonedAmong } from '../../model/tombstones.js';
 import { displayNamesOf } from '../../model/users.js';
+import type { PresenceEventData } from '../../shared/api/live.js';
 import { emptyMessage, type HintBus, type HintMessage } from './bus.js';
 
 /** At most this many events are kept per user for Last-Event-ID. */
@@ -39,18 +40,10 @@ const IDS_PER_EVENT = 256;
 /** Changes committed within this long go out in one message. */
 const PUBLISH_DELAY_MS = 5;
 
-/** Someone else opened (`here`) or closed a note the stream's user can see. */
-export interface Presence {
-  noteId: string;
-  userId: number;
-  name: string;
-  here: boolean;
-}
-
 export type LiveEvent =
   | { type: 'notes'; id: string; ids: string[] }
   | { type: 'resync'; id: string }
-  | ({ type: 'presence'; id: string } & Presence);
+  | ({ type: 'presence'; id: string } & PresenceEventData);
 
 /** Where a stream's events go: the route frames them (Server-Sent Events). */
 interface LiveSink {

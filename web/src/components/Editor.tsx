@@ -3,11 +3,18 @@ import { ClipboardCopy, Copy, History, Link, Tag, Users } from 'lucide-preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { copyToClipboard, isEmptyNote, makeCopy, setPinned, updateNotes } from '../app/actions.js';
 import { addImages } from '../app/media.js';
-import { isMine, refreshPeople } from '../app/people.js';
-import { editing, noteById, setEditorClose } from '../app/state.js';
+import { isMine, isShared, refreshPeople } from '../app/people.js';
+import { editing, engine, noteById, setEditorClose } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
 import { mergeIncoming, movedPosition } from '../model/liveText.js';
+import {
+  ANNOUNCE_EVERY_MS,
+  type Here,
+  presenceText,
+  withoutLapsed,
+  withPresence,
+} from '../model/presence.js';
 import type { LocalNote } from '../sync/index.js';
 import { AddImageButton, imageDropAndPaste } from './AddImage.js';
 import { useAutoGrow } from './autoGrow.js';
@@ -49,6 +56,41 @@ function takeIncoming(
       );
   }
   field.value = merged;
+}
+
+/**
+ * Who else has this shared note open (model/presence.ts): this person's presence is announced
+ * while it is open, and the others' is heard from the live stream.
+ */
+function usePresence(noteId: string, shared: boolean): Here {
+  const here = useSignal<Here>(new Map());
+  useEffect(() => {
+    const current = engine.value;
+    if (!shared || !current) return;
+    const announce = () => void current.announce(noteId, true);
+    const leave = () => void current.announce(noteId, false);
+    announce();
+    const timer = setInterval(() => {
+      here.value = withoutLapsed(here.value, Date.now());
+      announce();
+    }, ANNOUNCE_EVERY_MS);
+    const stop = current.subscribe(({ presence }) => {
+      if (presence?.noteId !== noteId) return;
+      const next = withPresence(here.value, presence, Date.now());
+      here.value = next.here;
+      // Nobody keeps presence: someone who just came learns from us that we are here.
+      if (next.arrived) announce();
+    });
+    globalThis.addEventListener('pagehide', leave);
+    return () => {
+      clearInterval(timer);
+      stop();
+      globalThis.removeEventListener('pagehide', leave);
+      leave();
+      here.value = new Map();
+    };
+  }, [noteId, shared]);
+  return here.value;
 }
 
 /** The open note: a modal dialog on desktop, full screen on a phone; saves as you type. */
@@ -109,6 +151,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
   }, [note.title, note.content]);
   // A note not on the server yet has no collaborators to ask for (the server would answer 404).
   const onServer = note.version > 0;
+  const here = usePresence(note.id, onServer && isShared(note));
   useEffect(() => {
     if (onServer) void refreshPeople(note.id);
   }, [note.id, onServer]);
@@ -187,6 +230,9 @@ function EditorDialog({ note }: { note: LocalNote }) {
         />
       )}
       <CardPeople note={note} />
+      <p class="presence" aria-live="polite">
+        {presenceText(here)}
+      </p>
       <p class="edited">Edited {new Date(note.updatedAt).toLocaleString()}</p>
       <div class="toolbar">
         {!readOnly && (

@@ -69,6 +69,16 @@ export class SyncApi {
     });
   }
 
+  /** POST /api/notes/{id}/presence; `keepalive` so that a closing page still sends it. */
+  async presence(noteId: string, here: boolean): Promise<void> {
+    await this.call(`/api/notes/${encodeURIComponent(noteId)}/presence`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ here }),
+      keepalive: true,
+    });
+  }
+
   async push(changes: SyncChange[]): Promise<SyncResult[]> {
     const response = await this.call('/api/sync', {
       method: 'POST',

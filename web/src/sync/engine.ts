@@ -39,6 +39,7 @@ import type {
   EngineOptions,
   LocalNote,
   NoteFields,
+  NotePresence,
   ServerNote,
   SyncEngine,
   SyncNotice,
@@ -59,6 +60,7 @@ type TabMessage =
   | { type: 'changed'; ids: string[] | 'all' }
   | { type: 'status'; phase: SyncStatus['phase']; lastSyncedAt: number | null }
   | { type: 'notice'; notice: SyncNotice }
+  | { type: 'presence'; presence: NotePresence }
   | { type: 'sync' };
 
 const EMPTY: NoteState = { entries: [] };
@@ -296,6 +298,10 @@ class LocalSyncEngine implements SyncEngine {
       this.pullWhileDown();
       this.live = new LiveHints((init) => this.api.events(init), timers, {
         hint: () => this.autoSync(),
+        presence: (presence) => {
+          this.emit({ presence });
+          this.post({ type: 'presence', presence });
+        },
         up: (isUp) => this.liveChanged(isUp),
       });
       this.live.start();
@@ -324,6 +330,7 @@ class LocalSyncEngine implements SyncEngine {
       this.lastSyncedAt = message.lastSyncedAt;
       this.emit({ status: true });
     } else if (message.type === 'notice') this.emit({ notice: message.notice });
+    else if (message.type === 'presence') this.emit({ presence: message.presence });
     else if (this.leader) this.autoSync();
   }
 
@@ -358,6 +365,11 @@ class LocalSyncEngine implements SyncEngine {
   private autoSync() {
     if (!this.leader || this.closed || this.phase === 'signedOut') return;
     this.runSync().catch((error) => console.error(error));
+  }
+
+  async announce(noteId: string, here: boolean): Promise<void> {
+    if (this.closed) return;
+    await this.api.presence(noteId, here).catch(() => undefined);
   }
 
   // ---- Sync ----

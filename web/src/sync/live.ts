@@ -1,5 +1,5 @@
 import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
-import type { Timers } from './types.js';
+import type { NotePresence, Timers } from './types.js';
 
 /**
  * The live hints of GET /api/events (issue 28, docs/sync.md "Live hints") for the leader tab:
@@ -25,6 +25,8 @@ const HELD_MS = 30_000;
 export interface LiveHandlers {
   /** Notes changed for this user; 'all' (`event: resync`): hints were missed, pull from the cursor. */
   hint(ids: string[] | 'all'): void;
+  /** Someone else opened or closed a note this user can see. */
+  presence(presence: NotePresence): void;
   /** The stream opened (pull once: changes made while it was down were not hinted) or ended. */
   up(isUp: boolean): void;
 }
@@ -98,6 +100,7 @@ export class LiveHints {
   private receive(event: EventSourceMessage) {
     if (event.id) this.lastEventId = event.id;
     if (event.event === 'resync') this.handlers.hint('all');
+    else if (event.event === 'presence') this.handlers.presence(JSON.parse(event.data) as NotePresence);
     else if (event.event === 'notes') {
       const ids = (JSON.parse(event.data) as { ids?: unknown }).ids;
       if (Array.isArray(ids)) this.handlers.hint(ids.filter((id): id is string => typeof id === 'string'));

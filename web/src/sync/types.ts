@@ -3,6 +3,7 @@
  * the sync protocol it speaks (docs/sync.md). Pure types: no runtime code.
  */
 
+import type { PresenceEventData } from '../../../src/shared/api/live.js';
 import type { Attachment, Note } from '../../../src/shared/api/notes.js';
 import type { Reminder } from '../../../src/shared/api/reminders.js';
 
@@ -59,10 +60,14 @@ export interface SyncNotice {
   message: string;
 }
 
+/** Someone else opened (`here`) or closed a note (the live stream's `event: presence`). */
+export type NotePresence = PresenceEventData;
+
 export interface EngineEvent {
   notes?: string[] | 'all';
   status?: true;
   notice?: SyncNotice;
+  presence?: NotePresence;
 }
 
 export interface SyncEngine {
@@ -82,6 +87,11 @@ export interface SyncEngine {
   /** Many ids = one bulk action. */
   update(ids: string | string[], fields: NoteFields): Promise<void>;
   deleteForever(ids: string | string[]): Promise<void>;
+  /**
+   * Tells the note's other users that this person opened (`here`) or closed it; false also when
+   * the page goes away (sent so that it outlives the page). Fails quietly: presence is a nicety.
+   */
+  announce(noteId: string, here: boolean): Promise<void>;
   /** Pull, push, and pull again if something was pushed; the UI calls it after signing in again. */
   syncNow(): Promise<void>;
   /** Timers, lock, channel, database. */
