@@ -1,7 +1,5 @@
 import { errors } from './errors.js';
-
-export type Scope = 'notes:read' | 'notes:write';
-export const ALL_SCOPES: readonly Scope[] = ['notes:read', 'notes:write'];
+import { ALL_SCOPES, type Scope } from './shared/api/apiKeys.js';
 
 /** Who is calling, as every service sees it: from a session cookie or an API key. */
 export interface Actor {

@@ -3,11 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { CHANNEL } from '../src/features/live/bus.js';
-import { createApiKey, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
+import { createApiKey, createUserClient, setupOwner, TestClient } from './helpers/client.js';
 import { type EventStream, idsOf, naming, openEvents, type ReceivedEvent } from './helpers/events.js';
 import { onPostgres } from './helpers/postgres.js';
-import { testRedisUrl } from './helpers/redis.js';
-import { ManualClock, startServer, type TestServer, withServerProcesses } from './helpers/server.js';
+import { privateRedisMissing, startPrivateRedis, testRedisUrl } from './helpers/redis.js';
+import { ManualClock, startServer, type TestServer, waitFor, withServerProcesses } from './helpers/server.js';
 
 /** Long enough for a hint that would come (they come within milliseconds on loopback). */
 const QUIET_MS = 400;
@@ -362,3 +362,50 @@ for (const bus of ['PostgreSQL LISTEN/NOTIFY', 'Redis pub/sub'] as const) {
     });
   });
 }
+
+describe('GET /api/events across 2 processes, their Redis away at start and restarted', {
+  skip: (!onPostgres && 'needs TEST_DATABASE_URL') || privateRedisMissing,
+}, () => {
+  it('both start without it, hints flow once it is up, and streams resync after it restarts', async () => {
+    const redis = await startPrivateRedis();
+    await redis.stop();
+    try {
+      await withServerProcesses(
+        2,
+        async ([one, two]) => {
+          await redis.start();
+          // ioredis retries with a growing delay (up to 2 s): sign-ins need the rate limits' Redis.
+          for (const server of [one!, two!]) {
+            const health = new TestClient(server.url);
+            await waitFor(server, 'Redis', async () => (await health.get('/api/health')).body.redis === 'ok');
+          }
+          const owner = await setupOwner(one!.url);
+          const stream = await openEvents({ ...owner, baseUrl: two!.url } as TestClient);
+          try {
+            const noteId = await createNote(owner, 'once Redis is up');
+            let heard = false;
+            for (let attempt = 0; attempt < 20 && !heard; attempt++) {
+              const from = stream.events.length;
+              await edit(owner, noteId, `attempt ${attempt}`);
+              heard = await stream.next(naming(noteId), 500, from).then(
+                () => true,
+                () => false,
+              );
+            }
+            assert.ok(heard, 'no hint crossed between the processes once Redis was up');
+            const from = stream.events.length;
+            await redis.stop();
+            await redis.start();
+            // Messages published while it was away are lost: the stream is told to pull.
+            await stream.next((e) => e.event === 'resync', 10_000, from);
+          } finally {
+            stream.close();
+          }
+        },
+        { envOf: () => ({ REDIS_URL: redis.url }) },
+      );
+    } finally {
+      await redis.stop();
+    }
+  });
+});

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Actor, ALL_SCOPES } from '../src/actor.js';
+import type { Actor } from '../src/actor.js';
 import type { Db } from '../src/db/types.js';
 import { decideNoteAccess, type FoundNote, type NoteAction } from '../src/model/noteAccess.js';
 import type { NoteRow } from '../src/model/notes.js';
 import { applyNoteFields, bumpNoteVersion, deleteNotesForGood } from '../src/model/noteWrites.js';
+import { ALL_SCOPES } from '../src/shared/api/apiKeys.js';
 
 const note = { id: 'n1', owner_id: 1 } as NoteRow;
 const writer: Actor = { userId: 2, isOwner: false, via: 'session', scopes: new Set(ALL_SCOPES) };

@@ -11,7 +11,14 @@ import { OWNER_PASSWORD, setupOwner, TestClient, type TestResponse } from './hel
 import { sqliteOnly } from './helpers/postgres.js';
 import { privatePostgresMissing, startPrivatePostgres } from './helpers/privatePostgres.js';
 import { privateRedisMissing, startPrivateRedis } from './helpers/redis.js';
-import { type ServerProcess, spawnServer, startServer, tempDataDir } from './helpers/server.js';
+import {
+  assertAlive,
+  type ServerProcess,
+  spawnServer,
+  startServer,
+  tempDataDir,
+  waitFor,
+} from './helpers/server.js';
 
 /**
  * An outage of the database or of Redis ends no server process (issue 26): what a server needs
@@ -19,27 +26,6 @@ import { type ServerProcess, spawnServer, startServer, tempDataDir } from './hel
  * process recovers by itself. Each test stops and restarts a server of its own, never the shared
  * ones; the server under test is a child process, so that an unhandled error would end it.
  */
-
-/** Fails with what the server printed if it has exited. */
-function assertAlive(server: ServerProcess) {
-  assert.equal(server.child.exitCode, null, `the server exited:\n${server.output().slice(-3000)}`);
-}
-
-/** Polls `condition` every 50 ms for at most 20 s, as long as `server` lives. */
-async function waitFor(server: ServerProcess, what: string, condition: () => boolean | Promise<boolean>) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    assertAlive(server);
-    if (
-      await Promise.resolve()
-        .then(condition)
-        .catch(() => false)
-    )
-      return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** A refusal for an outage: 503 `unavailable` with a Retry-After in seconds. */
 function assertUnavailable(response: TestResponse, what: string) {

@@ -49,11 +49,7 @@ describe('rate limits across 3 processes', { skip: !onPostgres && 'needs TEST_DA
 });
 
 describe('rate limits in a Redis that cannot be reached', () => {
-  // Known failure since the live hints' Redis bus (decision 0033) joined the start-up: with Redis
-  // away the server does not start within avvio's 10 s (the closing note of 2026-11-26).
-  it('refuse sign-ins as unavailable rather than let them through unlimited', {
-    skip: 'the live hints bus blocks start-up while Redis is away, under investigation',
-  }, async () => {
+  it('refuse sign-ins as unavailable rather than let them through unlimited', async () => {
     // Port 1: nothing listens there.
     const server = await startServer({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
     try {

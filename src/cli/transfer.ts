@@ -2,9 +2,10 @@ import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { openFolder } from '../features/transfer/folder.js';
-import { IMPORT_LIMITS, type ImportSummary } from '../features/transfer/service.js';
+import { IMPORT_LIMITS } from '../features/transfer/service.js';
 import { openZip } from '../features/transfer/zip.js';
 import { PRIVATE_FILE_MODE } from '../fileModes.js';
+import type { ImportSummary } from '../shared/api/transfer.js';
 import {
   actorFromOptions,
   type Command,

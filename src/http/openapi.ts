@@ -1,6 +1,6 @@
 import type { SwaggerTransform } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
-import type { Scope } from '../actor.js';
+import type { Scope } from '../shared/api/apiKeys.js';
 import type { AuthMode } from './auth.js';
 import { SESSION_COOKIE, UNSAFE_METHODS } from './auth.js';
 import { ErrorRef } from './schemas.js';

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -5,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -262,5 +264,30 @@ export async function withServerProcesses<T>(
     }
     await dropDatabaseOf(dataDir);
     for (const dir of new Set(dataDirs)) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Fails with what the server printed if it has exited. */
+export function assertAlive(server: ServerProcess) {
+  assert.equal(server.child.exitCode, null, `the server exited:\n${server.output().slice(-3000)}`);
+}
+
+/** Polls `condition` every 50 ms for at most 20 s, as long as `server` lives. */
+export async function waitFor(
+  server: ServerProcess,
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    assertAlive(server);
+    if (
+      await Promise.resolve()
+        .then(condition)
+        .catch(() => false)
+    )
+      return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
   }
 }

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses, Success } from '../../http/schemas.js';
-import { ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
+import { CreatedApiKey } from '../../shared/api/apiKeys.js';
+import { ApiKeyIdParams, CreateApiKeyBody } from './schemas.js';
 
 /** Key management needs the session: a key can neither mint nor revoke keys (D-KEY-2). */
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {

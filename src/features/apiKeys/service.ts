@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type Actor, ALL_SCOPES, type Scope } from '../../actor.js';
+import type { Actor } from '../../actor.js';
 import { type Clock, iso } from '../../clock.js';
 import { randomToken, sha256Hex } from '../../crypto.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
-import { type ApiKey, type CreateApiKeyBody, type CreatedApiKey, MAX_KEY_NAME_LENGTH } from './schemas.js';
+import { ALL_SCOPES, type ApiKey, type CreatedApiKey, type Scope } from '../../shared/api/apiKeys.js';
+import { type CreateApiKeyBody, MAX_KEY_NAME_LENGTH } from './schemas.js';
 import * as store from './store.js';
 
 const KEY_PREFIX = 'nsk_';

@@ -10,10 +10,10 @@ import {
   setSessionCookie,
 } from '../../http/auth.js';
 import { ErrorRef, errorResponses, type HeaderDoc, Success, withHeaders } from '../../http/schemas.js';
+import { AuthStatus } from '../../shared/api/people.js';
 import { PAGE_SECURITY_HEADERS, renderMessagePage } from '../sharing/page.js';
 import { HtmlPage } from '../sharing/schemas.js';
 import {
-  AuthStatus,
   ChangePasswordBody,
   LoginBody,
   SetupBody,

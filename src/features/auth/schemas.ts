@@ -18,27 +18,6 @@ export const ChangePasswordBody = Type.Object({
   newPassword: Password,
 });
 
-export const AuthStatus = Type.Object({
-  setupRequired: Type.Boolean(),
-  authenticated: Type.Boolean(),
-  user: Type.Union([Type.Ref('UserProfile'), Type.Null()]),
-  passwordLogin: Type.Boolean({
-    description: 'false (`PASSWORD_LOGIN=false`): only the owner may sign in with a password (recovery)',
-  }),
-  singleSignOn: Type.Union(
-    [
-      Type.Object({
-        displayName: Type.String({ description: 'The button reads "Sign in with <displayName>"' }),
-        available: Type.Boolean({
-          description: 'false while the identity provider cannot be reached (sign-ons answer 503)',
-        }),
-      }),
-      Type.Null(),
-    ],
-    { description: 'null: single sign-on is not configured. Sign in at GET /api/auth/oidc/login' },
-  ),
-});
-
 export const SignOnStartQuery = Type.Object({
   returnTo: Type.Optional(
     Type.String({

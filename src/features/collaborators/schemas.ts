@@ -1,15 +1,4 @@
-import { type Static, Type } from 'typebox';
-
-export const Collaborator = Type.Object(
-  {
-    userId: Type.Integer(),
-    displayName: Type.String(),
-    email: Type.String(),
-    addedAt: Type.String({ format: 'date-time' }),
-  },
-  { $id: 'Collaborator', title: 'Collaborator' },
-);
-export type Collaborator = Static<typeof Collaborator>;
+import { Type } from 'typebox';
 
 export const CollaboratorList = Type.Array(Type.Ref('Collaborator'));
 

@@ -7,7 +7,8 @@ import * as store from '../../model/collaborators.js';
 import { requireNoteAccess } from '../../model/noteAccess.js';
 import { forgetTombstone } from '../../model/tombstones.js';
 import { findUserById } from '../../model/users.js';
-import type { Collaborator, CollaboratorTarget } from './schemas.js';
+import type { Collaborator } from '../../shared/api/people.js';
+import type { CollaboratorTarget } from './schemas.js';
 
 async function collaboratorList(db: Db, noteId: string): Promise<Collaborator[]> {
   return (await store.listCollaborators(db, noteId)).map((row) => ({

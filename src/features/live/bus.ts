@@ -182,21 +182,22 @@ export function postgresBus(db: Db, url: string, log: Logger): HintBus {
   };
 }
 
-/** Redis: PUBLISH on one connection, SUBSCRIBE on another; ioredis reconnects both. */
+/**
+ * Redis: PUBLISH on one connection, SUBSCRIBE on another; ioredis reconnects both. Start-up does
+ * not wait for Redis (a server whose Redis is away still starts and answers, decision 0028): the
+ * subscriber subscribes each time it becomes ready, and every ready after the first may have
+ * missed messages.
+ */
 export async function redisBus(url: string, log: Logger): Promise<HintBus> {
   // Loaded only when configured, like the rate limits' store (decision 0017).
   const { Redis } = await import('ioredis');
   const publisher = new Redis(url, { maxRetriesPerRequest: 1 });
-  const subscriber = new Redis(url);
+  const subscriber = new Redis(url, { autoResubscribe: false, enableOfflineQueue: false });
   for (const connection of [publisher, subscriber]) {
     connection.on('error', (err) => log.warn({ err }, 'live hints: Redis unreachable'));
   }
-  let lostMessages = () => {};
-  let readyBefore = false;
-  subscriber.on('ready', () => {
-    if (readyBefore) lostMessages();
-    readyBefore = true;
-  });
+  const quit = (connection: typeof publisher) =>
+    connection.status === 'ready' ? connection.quit() : Promise.resolve(connection.disconnect());
   return {
     publish(message) {
       for (const payload of payloadsOf(message)) {
@@ -204,15 +205,23 @@ export async function redisBus(url: string, log: Logger): Promise<HintBus> {
       }
     },
     async start(deliver, lost) {
+      let subscribedBefore = false;
       subscriber.on('message', (_channel, payload: string) => {
         const message = parseMessage(payload);
         if (message) deliver(message);
       });
-      lostMessages = lost;
-      await subscriber.subscribe(CHANNEL);
+      subscriber.on('ready', () => {
+        subscriber.subscribe(CHANNEL).then(
+          () => {
+            if (subscribedBefore) lost();
+            subscribedBefore = true;
+          },
+          (err) => log.warn({ err }, 'live hints: SUBSCRIBE failed'),
+        );
+      });
     },
     async close() {
-      await Promise.allSettled([publisher.quit(), subscriber.quit()]);
+      await Promise.allSettled([quit(publisher), quit(subscriber)]);
     },
   };
 }

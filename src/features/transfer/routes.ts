@@ -7,8 +7,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.js';
 import { actorOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
+import { ImportSummary } from '../../shared/api/transfer.js';
 import { asClientError, saveLimited } from '../attachments/multipart.js';
-import { ImportBody, ImportSummary, ZipBinary } from './schemas.js';
+import { ImportBody, ZipBinary } from './schemas.js';
 import { MAX_IMPORT_BYTES, type ReceiveArchive } from './service.js';
 
 /** Room for the form's boundary and part headers next to the archive. */

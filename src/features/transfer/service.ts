@@ -11,6 +11,7 @@ import { PRIVATE_DIR_MODE } from '../../fileModes.js';
 import { noteViewBatches } from '../../model/noteAnswers.js';
 import type { ListedNote } from '../../model/notes.js';
 import type { Note } from '../../shared/api/notes.js';
+import type { ImportSummary } from '../../shared/api/transfer.js';
 import { isNoteId } from '../../shared/noteIds.js';
 import { MAX_FILE_BYTES } from '../attachments/images.js';
 import type { AttachmentsService } from '../attachments/service.js';
@@ -34,21 +35,6 @@ import {
 } from './sources.js';
 import * as store from './store.js';
 import { openZip, type ZipLimits } from './zip.js';
-
-/** What an import did (the command prints it, POST /api/import answers it). */
-export interface ImportSummary {
-  format: SourceFormat;
-  /** Notes created. */
-  imported: number;
-  /** Notes skipped because an earlier import of the same source made them. */
-  alreadyThere: number;
-  /** Attachments stored with the imported notes. */
-  attachments: number;
-  /** Notes and attachments left out, with why: the first MAX_UNREADABLE_LISTED of them. */
-  unreadable: Unreadable[];
-  /** How many were left out in all, listed or not. */
-  unreadableCount: number;
-}
 
 /** Largest archive POST /api/import takes (docs/api.md). */
 export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;

@@ -7,23 +7,6 @@ export const DisplayName = Type.String({ minLength: 1, maxLength: 100 });
 
 export const MAX_USER_SEARCH_RESULTS = 20; // D-COLLAB-3
 
-export const UserProfile = Type.Object(
-  {
-    id: Type.Integer(),
-    email: Type.String(),
-    displayName: Type.String(),
-    isOwner: Type.Boolean(),
-  },
-  { $id: 'UserProfile', title: 'UserProfile' },
-);
-export type UserProfile = Static<typeof UserProfile>;
-
-export const UserSummary = Type.Object(
-  { id: Type.Integer(), displayName: Type.String(), email: Type.String() },
-  { $id: 'UserSummary', title: 'UserSummary' },
-);
-export type UserSummary = Static<typeof UserSummary>;
-
 export const UpdateMeBody = Type.Object({
   email: Type.Optional(Email),
   displayName: Type.Optional(DisplayName),

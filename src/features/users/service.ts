@@ -8,15 +8,10 @@ import { notesOwnedBy } from '../../model/notes.js';
 import { deleteNotesForGood } from '../../model/noteWrites.js';
 import type { UserRow } from '../../model/users.js';
 import * as store from '../../model/users.js';
+import type { UserProfile, UserSummary } from '../../shared/api/people.js';
 import type { NotesService } from '../notes/service.js';
 import type { PasswordHasher } from './passwords.js';
-import {
-  type CreateUserBody,
-  MAX_USER_SEARCH_RESULTS,
-  type UpdateMeBody,
-  type UserProfile,
-  type UserSummary,
-} from './schemas.js';
+import { type CreateUserBody, MAX_USER_SEARCH_RESULTS, type UpdateMeBody } from './schemas.js';
 
 export function userProfile(user: UserRow): UserProfile {
   return { id: user.id, email: user.email, displayName: user.display_name, isOwner: user.is_owner === 1 };

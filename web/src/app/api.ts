@@ -1,21 +1,6 @@
 /** The API's auth routes (docs/api.md "Authentication"), same origin, cookie session. */
-
-export interface User {
-  id: number;
-  email: string;
-  displayName: string;
-  isOwner: boolean;
-}
-
-export interface AuthStatus {
-  setupRequired: boolean;
-  authenticated: boolean;
-  user: User | null;
-  /** false: only the owner's recovery sign-in takes a password (PASSWORD_LOGIN=false). */
-  passwordLogin: boolean;
-  /** null: no single sign-on here; available is false while the provider cannot be reached. */
-  singleSignOn: { displayName: string; available: boolean } | null;
-}
+import type { ApiKey, CreatedApiKey } from '../../../src/shared/api/apiKeys.js';
+import type { AuthStatus, Collaborator, UserProfile, UserSummary } from '../../../src/shared/api/people.js';
 
 /** Where the single sign-on button leads: the provider, then back to `returnTo` signed in. */
 export const singleSignOnUrl = (returnTo: string) =>
@@ -56,18 +41,6 @@ export const changePassword = (currentPassword: string, newPassword: string) =>
 
 // ---- People (docs/collaboration.md) ----
 
-export interface UserSummary {
-  id: number;
-  displayName: string;
-  email: string;
-}
-export interface Collaborator {
-  userId: number;
-  displayName: string;
-  email: string;
-  addedAt: string;
-}
-
 const collaboratorsPath = (noteId: string) => `/api/notes/${encodeURIComponent(noteId)}/collaborators`;
 export const fetchCollaborators = (noteId: string) => call<Collaborator[]>('GET', collaboratorsPath(noteId));
 /** Answers the full list after the addition (D-COLLAB-2). */
@@ -89,26 +62,17 @@ export const revokeShareLink = (noteId: string) => call('DELETE', sharePath(note
 
 // ---- The owner's user administration ----
 
-export const fetchUsers = () => call<User[]>('GET', '/api/users');
+export const fetchUsers = () => call<UserProfile[]>('GET', '/api/users');
 export const createUser = (input: { email: string; displayName: string; password: string }) =>
   call<UserSummary>('POST', '/api/users', input);
 export const deleteUser = (id: number) => call('DELETE', `/api/users/${id}`);
 
 // ---- API keys (docs/api-keys.md) ----
 
-export type KeyScope = 'notes:read' | 'notes:write';
-export interface ApiKey {
-  id: string;
-  name: string;
-  keyPrefix: string;
-  scopes: KeyScope[];
-  createdAt: string;
-  lastUsedAt: string | null;
-}
 export const fetchApiKeys = () => call<ApiKey[]>('GET', '/api/settings/api-keys');
 /** The answer's `key` is the only time the secret is shown. */
 export const createApiKey = (name: string, readOnly: boolean) =>
-  call<ApiKey & { key: string }>('POST', '/api/settings/api-keys', {
+  call<CreatedApiKey>('POST', '/api/settings/api-keys', {
     name,
     ...(readOnly ? { scopes: ['notes:read'] } : {}),
   });

@@ -5,8 +5,9 @@
  * are kept per user in localStorage so the cards show their people offline too.
  */
 import { signal } from '@preact/signals';
+import type { Collaborator } from '../../../src/shared/api/people.js';
 import type { LocalNote } from '../sync/index.js';
-import { type Collaborator, fetchCollaborators } from './api.js';
+import { fetchCollaborators } from './api.js';
 import { engine } from './state.js';
 
 const storageKey = () => `keepsake:people:${engine.value?.userId ?? ''}`;

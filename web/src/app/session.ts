@@ -8,8 +8,9 @@
  * signing out deletes the local database.
  */
 import { effect, signal } from '@preact/signals';
+import type { AuthStatus, UserProfile } from '../../../src/shared/api/people.js';
 import { openSyncEngine } from '../sync/index.js';
-import { type AuthStatus, fetchAuthStatus, setupOwner, signIn, signOut, type User } from './api.js';
+import { fetchAuthStatus, setupOwner, signIn, signOut } from './api.js';
 import { forgetOtherAccounts, removeAccountData, unsyncedNotes } from './device.js';
 import { closeMedia, openMedia } from './media.js';
 import { reloadPeople } from './people.js';
@@ -36,7 +37,7 @@ const PROFILE_KEY = 'keepsake:profile';
 const ENDED_KEY = 'keepsake:session-ended';
 /** How long start-up waits for the server before showing the notes as offline. */
 const STATUS_WAIT_MS = 3_000;
-function rememberedProfile(): User | null {
+function rememberedProfile(): UserProfile | null {
   try {
     return JSON.parse(localStorage.getItem(PROFILE_KEY) ?? 'null');
   } catch {
@@ -45,9 +46,9 @@ function rememberedProfile(): User | null {
 }
 
 /** Who is signed in, as the server last said (kept for offline starts: names, the owner's pages). */
-export const currentUser = signal<User | null>(rememberedProfile());
+export const currentUser = signal<UserProfile | null>(rememberedProfile());
 
-function rememberProfile(user: User | null): void {
+function rememberProfile(user: UserProfile | null): void {
   currentUser.value = user;
   if (user) localStorage.setItem(PROFILE_KEY, JSON.stringify(user));
   else localStorage.removeItem(PROFILE_KEY);
@@ -129,7 +130,7 @@ async function settle(status: AuthStatus, remembered: string | null): Promise<vo
 }
 
 /** The server knows `user` on this browser: their notes, and only theirs. */
-async function signedIn(user: User, remembered: string | null): Promise<void> {
+async function signedIn(user: UserProfile, remembered: string | null): Promise<void> {
   const userId = String(user.id);
   if (remembered !== userId) {
     await closeEngine();

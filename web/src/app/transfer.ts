@@ -4,17 +4,9 @@
  * changes the server does not have yet). The server's export is a plain download of /api/export.
  */
 import { strToU8, zipSync } from 'fflate';
+import type { ImportSummary } from '../../../src/shared/api/transfer.js';
 import type { LocalNote } from '../sync/index.js';
 import { ApiError } from './api.js';
-
-/** src/features/transfer/schemas.ts ImportSummary. */
-export interface ImportSummary {
-  format: string;
-  imported: number;
-  alreadyThere: number;
-  attachments: number;
-  unreadable: { source: string; reason: string }[];
-}
 
 /** fetch() cannot report upload progress; XMLHttpRequest can. `onProgress` gets 0..1. */
 export function uploadImport(file: Blob, onProgress: (fraction: number) => void): Promise<ImportSummary> {

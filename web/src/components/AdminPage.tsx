@@ -2,13 +2,14 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
-import { createUser, deleteUser, fetchUsers, type User } from '../app/api.js';
+import type { UserProfile } from '../../../src/shared/api/people.js';
+import { createUser, deleteUser, fetchUsers } from '../app/api.js';
 import { Modal, messageOf, useAttempt } from './Modal.js';
 
 export function AdminPage() {
-  const users = useSignal<User[]>([]);
+  const users = useSignal<UserProfile[]>([]);
   const { error, attempt } = useAttempt();
-  const removing = useSignal<User | null>(null);
+  const removing = useSignal<UserProfile | null>(null);
   const reload = () =>
     fetchUsers().then(
       (list) => (users.value = list),

@@ -4,14 +4,13 @@
  */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import type { Collaborator, UserSummary } from '../../../src/shared/api/people.js';
 import {
   addCollaborator,
-  type Collaborator,
   createShareLink,
   removeCollaborator,
   revokeShareLink,
   searchUsers,
-  type UserSummary,
 } from '../app/api.js';
 import { initials, isMine, isShared, people, refreshPeople, setPeople } from '../app/people.js';
 import { engine } from '../app/state.js';

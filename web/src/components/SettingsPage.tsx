@@ -1,11 +1,13 @@
 /** Settings: account (password, sign out), import and export, API keys with MCP configuration. */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
+import type { ApiKey, CreatedApiKey } from '../../../src/shared/api/apiKeys.js';
 import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
-import { type ApiKey, changePassword, createApiKey, fetchApiKeys, revokeApiKey } from '../app/api.js';
+import type { ImportSummary } from '../../../src/shared/api/transfer.js';
+import { changePassword, createApiKey, fetchApiKeys, revokeApiKey } from '../app/api.js';
 import { currentUser } from '../app/session.js';
 import { engine } from '../app/state.js';
-import { type ImportSummary, uploadImport } from '../app/transfer.js';
+import { uploadImport } from '../app/transfer.js';
 import { mcpConfigs } from '../model/mcpConfig.js';
 import { messageOf, useAttempt } from './Modal.js';
 import { accountText, SignOutButton } from './SignOut.js';
@@ -159,7 +161,7 @@ function ImportResult({ summary }: { summary: ImportSummary }) {
 
 function ApiKeys() {
   const keys = useSignal<ApiKey[]>([]);
-  const created = useSignal<(ApiKey & { key: string }) | null>(null);
+  const created = useSignal<CreatedApiKey | null>(null);
   const { error, attempt } = useAttempt();
   const copied = useSignal('');
   const reload = () =>
