@@ -188,6 +188,15 @@ describe('GET /api/events', () => {
     const refused = await stranger.client.post(`/api/notes/${noteId}/presence`, { here: true });
     assert.equal(refused.status, 404);
     assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: 'yes' })).status, 400);
+    const { key } = await createApiKey(owner, ['notes:read']);
+    const readOnly = await owner.post(
+      `/api/notes/${noteId}/presence`,
+      { here: true },
+      {
+        headers: { authorization: `Bearer ${key}`, cookie: '' },
+      },
+    );
+    assert.equal(readOnly.body.code, 'insufficient_scope', readOnly.text);
     await sleep(QUIET_MS);
     assert.ok(!ownerStream.events.some((event) => event.event === 'presence'), 'told the announcer');
     await heardNothingOf(strangerStream, noteId);

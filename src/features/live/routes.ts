@@ -44,7 +44,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '(the web app every 30 s, and when someone else arrives). See docs/sync.md#presence.',
         params: NoteIdParams,
         body: PresenceBody,
-        response: { 204: { type: 'null', description: 'Told' }, ...errorResponses(400, 401, 404) },
+        response: { 204: { type: 'null', description: 'Told' }, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {

@@ -15,7 +15,7 @@
  * no longer known (another process, a restart, too old).
  */
 import { randomBytes } from 'node:crypto';
-import type { Actor } from '../../actor.js';
+import { type Actor, requireWriteScope } from '../../actor.js';
 import type { NoteChanges } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
@@ -345,9 +345,11 @@ export function createLiveService(deps: LiveDeps) {
 
     /**
      * The actor opened (`here`) or closed a note they can see: its other users' streams are told
-     * (`event: presence`), on every process. 404 for a note the actor cannot see.
+     * (`event: presence`), on every process. 404 for a note the actor cannot see; a read-only
+     * key may not claim to be in a note (403, as for every POST).
      */
     async announce(actor: Actor, noteId: string, here: boolean): Promise<void> {
+      requireWriteScope(actor);
       const { note } = await requireNoteAccess(db, actor, noteId, 'read');
       bus.publish({ ...emptyMessage(), presence: [[note.id, actor.userId, here]] });
     },
