@@ -58,7 +58,6 @@ export interface Config {
   oidcClientId: string | null;
   /** The client secret: OIDC_CLIENT_SECRET's, or the content of OIDC_CLIENT_SECRET_FILE. */
   oidcClientSecret: string | null;
-  oidcClientSecretFile: string | null;
   /** The sign-in button reads "Sign in with <oidcDisplayName>". */
   oidcDisplayName: string;
   oidcScopes: string;
@@ -271,17 +270,11 @@ const settings: { [K in keyof Config]: Setting<Config[K]> } = {
   },
   oidcClientSecret: {
     name: 'OIDC_CLIENT_SECRET',
-    description: 'Client secret registered at the provider; or `OIDC_CLIENT_SECRET_FILE`',
+    description: 'Client secret registered at the provider (required with `OIDC_ISSUER_URL`)',
     fallback: null,
     fallbackText: 'none',
+    secret: true,
     parse: (raw, name) => nonEmpty(name, raw),
-  },
-  oidcClientSecretFile: {
-    name: 'OIDC_CLIENT_SECRET_FILE',
-    description: 'File holding the client secret (a Docker or systemd secret), read at start-up',
-    fallback: null,
-    fallbackText: 'none',
-    parse: (raw, name) => path.resolve(nonEmpty(name, raw)),
   },
   oidcDisplayName: {
     name: 'OIDC_DISPLAY_NAME',
@@ -400,30 +393,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return checkSingleSignOn(config as Config);
 }
 
-/** The OIDC variables go together: an issuer needs a client id and one way to its secret. */
+/** The OIDC variables go together: an issuer needs a client id and a client secret. */
 function checkSingleSignOn(config: Config): Config {
-  const secrets = [config.oidcClientSecret, config.oidcClientSecretFile].filter((s) => s !== null);
   if (config.oidcIssuerUrl === null) {
-    if (config.oidcClientId !== null || secrets.length > 0)
+    if (config.oidcClientId !== null || config.oidcClientSecret !== null)
       throw new ConfigError('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET need OIDC_ISSUER_URL');
     if (!config.passwordLogin)
       throw new ConfigError('PASSWORD_LOGIN=false needs single sign-on (OIDC_ISSUER_URL)');
     return config;
   }
   if (config.oidcClientId === null) throw new ConfigError('OIDC_ISSUER_URL needs OIDC_CLIENT_ID');
-  if (secrets.length !== 1)
-    throw new ConfigError('OIDC_ISSUER_URL needs one of OIDC_CLIENT_SECRET or OIDC_CLIENT_SECRET_FILE');
-  if (config.oidcClientSecretFile === null) return config;
-  let secret: string;
-  try {
-    secret = readFileSync(config.oidcClientSecretFile, 'utf8').trim();
-  } catch (err) {
-    throw new ConfigError(
-      `OIDC_CLIENT_SECRET_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  if (secret === '') throw new ConfigError('OIDC_CLIENT_SECRET_FILE is empty');
-  return { ...config, oidcClientSecret: secret };
+  if (config.oidcClientSecret === null)
+    throw new ConfigError('OIDC_ISSUER_URL needs OIDC_CLIENT_SECRET (or OIDC_CLIENT_SECRET_FILE)');
+  return config;
 }
 
 function parseIssuerUrl(raw: string, name: string): string {

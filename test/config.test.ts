@@ -87,7 +87,6 @@ describe('configuration (D-OPS-1)', () => {
       oidcIssuerUrl: 'https://auth.example.com/realms/home',
       oidcClientId: 'notes',
       oidcClientSecret: 'client secret',
-      oidcClientSecretFile: null,
       oidcDisplayName: 'Household ID',
       oidcScopes: 'openid email groups',
       oidcAutoCreateUsers: true,

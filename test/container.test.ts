@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { configVariableNames } from '../src/config.js';
 import { attach, image } from './helpers/archives.js';
 import { TestClient } from './helpers/client.js';
+import { ComposeProject } from './helpers/compose.js';
 import { onPostgres } from './helpers/postgres.js';
 
 /**
@@ -28,6 +29,21 @@ const ROOT = process.cwd();
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 const DEBIAN_BASE = 'localhost/debian-base:bookworm';
 const STAND_IN = `localhost/node:${process.version.slice(1)}-bookworm-slim-stand-in`;
+/** Stand-ins for compose.yaml's postgres and redis images, built on the Debian base. */
+const SERVICE_STAND_INS = {
+  POSTGRES_IMAGE: { name: 'postgres', files: ['postgres-stand-in.Containerfile', 'postgres-entrypoint.sh'] },
+  REDIS_IMAGE: { name: 'redis', files: ['redis-stand-in.Containerfile'] },
+} satisfies Record<string, { name: string; files: [string, ...string[]] }>;
+/**
+ * The previous image, for the upgrade tests: main just before migration 0015, so that upgrading
+ * from it migrates. Built from that commit's files with today's package.json and
+ * package-lock.json (the commit's differ only by knip, a development tool, and test scripts), so
+ * that it shares the current build's `npm ci` layer instead of costing another 5-9 minutes in
+ * CI. Move it to the previous release's tag once releases are tagged (docs/releasing.md).
+ */
+const PREVIOUS_COMMIT = '59f9d7e9fde3aed2b352752a6d123161d784f8c9';
+const MIGRATIONS_SINCE_PREVIOUS = '0015_revision_age_index';
+const PREVIOUS_IMAGE = `localhost/keepsake-notes:previous-${PREVIOUS_COMMIT.slice(0, 12)}`;
 /** Kept after the run: its layers make the next build on this machine quick. */
 const IMAGE = 'localhost/keepsake-notes:test';
 const OWNER_EMAIL = 'owner@example.com';
@@ -108,6 +124,68 @@ async function buildStandIn(work: string): Promise<void> {
   });
 }
 
+/**
+ * The PostgreSQL and Redis stand-ins (test/container/), each built once per machine and content
+ * of its files: the image names, by the variable compose.yaml reads them from.
+ */
+async function buildServiceStandIns(): Promise<Record<keyof typeof SERVICE_STAND_INS, string>> {
+  const images = {} as Record<keyof typeof SERVICE_STAND_INS, string>;
+  const context = path.join(ROOT, 'test/container');
+  for (const [variable, { name, files }] of Object.entries(SERVICE_STAND_INS)) {
+    const hash = createHash('sha256');
+    for (const file of files) hash.update(fs.readFileSync(path.join(context, file)));
+    const image = `localhost/${name}:stand-in-${hash.digest('hex').slice(0, 12)}`;
+    if (!(await imageExists(image))) {
+      await podman(
+        [
+          'build',
+          '--isolation=chroot',
+          '--network=host',
+          '-t',
+          image,
+          '-f',
+          path.join(context, files[0]),
+          context,
+        ],
+        {
+          timeoutMs: 600_000,
+        },
+      );
+    }
+    images[variable as keyof typeof SERVICE_STAND_INS] = image;
+  }
+  return images;
+}
+
+/** The previous image (PREVIOUS_COMMIT), built once per machine. */
+async function buildPrevious(work: string): Promise<void> {
+  if (await imageExists(PREVIOUS_IMAGE)) return;
+  const context = path.join(work, 'previous');
+  fs.mkdirSync(context);
+  // Needs the commit in the clone (a shallow clone must fetch it first).
+  await runProgram('sh', ['-c', 'git -C "$0" archive "$1" | tar -x -C "$2"', ROOT, PREVIOUS_COMMIT, context]);
+  for (const file of ['package.json', 'package-lock.json']) {
+    fs.copyFileSync(path.join(ROOT, file), path.join(context, file));
+  }
+  await podman(
+    [
+      'build',
+      '--isolation=chroot',
+      '--network=host',
+      '--format=docker',
+      '--build-arg',
+      `BASE_IMAGE=${STAND_IN}`,
+      '-t',
+      PREVIOUS_IMAGE,
+      '-f',
+      path.join(context, 'Containerfile'),
+      context,
+    ],
+    { timeoutMs: 1_500_000 },
+  );
+  fs.rmSync(context, { recursive: true, force: true });
+}
+
 async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -137,6 +215,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
   const volume = `${name}-data`;
   const secret = `${name}-owner-password`;
   const measured: Record<string, number> = {};
+  let serviceImages: Record<keyof typeof SERVICE_STAND_INS, string>;
 
   before(
     async () => {
@@ -175,6 +254,12 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       if (previous !== '' && previous !== (await imageId())) {
         await podman(['rmi', previous], { allowFailure: true });
       }
+      started = Date.now();
+      serviceImages = await buildServiceStandIns();
+      measured.serviceStandInsSeconds = (Date.now() - started) / 1000;
+      started = Date.now();
+      await buildPrevious(work);
+      measured.previousImageSeconds = (Date.now() - started) / 1000;
     },
     { timeout: 1_800_000 },
   );
@@ -326,6 +411,242 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       await podman(['rm', '--force', '--time', '0', readOnly], { allowFailure: true });
     }
   });
+
+  /**
+   * compose.yaml as a person sets it up (docs/deploy.md, "Compose"): a project of its own (its
+   * name, host port and ./secrets folder), the secret files owned by the user that reads them.
+   * Gives the project for an image: the same project on another image is an upgrade (the
+   * docs' "set NOTES_IMAGE, then up").
+   */
+  function composeProject(
+    label: string,
+    hostPort: number,
+    env: Record<string, string>,
+    secrets: Record<string, { text: string; uid: number }>,
+  ): (notesImage: string) => ComposeProject {
+    const directory = path.join(work, label);
+    fs.mkdirSync(path.join(directory, 'secrets'), { recursive: true, mode: 0o755 });
+    for (const [file, { text, uid }] of Object.entries(secrets)) {
+      const secretFile = path.join(directory, 'secrets', file);
+      fs.writeFileSync(secretFile, `${text}\n`, { mode: 0o400 });
+      fs.chownSync(secretFile, uid, uid);
+    }
+    const parsed = parse(fs.readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'));
+    return (notesImage) =>
+      new ComposeProject(
+        parsed,
+        directory,
+        {
+          COMPOSE_PROJECT_NAME: `${name}-${label}`,
+          NOTES_IMAGE: notesImage,
+          NOTES_PORT: String(hostPort),
+          ...serviceImages,
+          OWNER_EMAIL,
+          OWNER_PASSWORD_FILE: '/run/secrets/owner_password',
+          ...env,
+        },
+        podman,
+      );
+  }
+
+  /** `compose up -d`, then milliseconds until /api/health answers 200. */
+  async function upHealthy(project: ComposeProject, origin: string): Promise<number> {
+    const started = Date.now();
+    await project.up();
+    const milliseconds = await untilHealthy(origin, started);
+    for (const service of project.services) assert.ok(await project.healthy(service), `${service} healthy`);
+    return milliseconds;
+  }
+
+  const signIn = async (origin: string) => {
+    const client = new TestClient(origin);
+    const login = await client.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD });
+    assert.equal(login.status, 200, login.text);
+    return client;
+  };
+
+  async function readBack(origin: string, note: { id: string; content: string }) {
+    const read = await (await signIn(origin)).get(`/api/notes/${note.id}`);
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.body.content, note.content);
+    return read.body;
+  }
+
+  /**
+   * The upgrade (docs/deploy.md, "Upgrades"), after the backup: down, up on the new image, which
+   * migrates and keeps the note; the previous image then refuses the migrated database (exit 3,
+   * one sentence) rather than serve it; down and up on the new image again, and the note is there.
+   */
+  async function upgrade(
+    previous: ComposeProject,
+    current: ComposeProject,
+    origin: string,
+    note: { id: string; content: string },
+  ) {
+    await previous.down();
+    await upHealthy(current, origin);
+    const logs = await podman(['logs', current.container('notes')]);
+    assert.match(logs.stdout, new RegExp(`ran migrations [^"]*${MIGRATIONS_SINCE_PREVIOUS}`));
+    await readBack(origin, note);
+
+    await current.down();
+    await previous.up();
+    const exit = await podman(['wait', previous.container('notes')], { timeoutMs: 120_000 });
+    assert.equal(exit.stdout.split('\n')[0], '3');
+    const refusal = await podman(['logs', previous.container('notes')]);
+    assert.match(refusal.stderr, /^The database was migrated by a newer version than this one/m);
+    await previous.down();
+
+    await upHealthy(current, origin);
+    return readBack(origin, note);
+  }
+
+  it('compose.yaml by default: the app alone on SQLite, healthy; backed up, upgraded from the previous image and rolled back', async () => {
+    const hostPort = await freePort();
+    const origin = `http://127.0.0.1:${hostPort}`;
+    const projectOn = composeProject(
+      'sqlite',
+      hostPort,
+      {},
+      { owner_password: { text: OWNER_PASSWORD, uid: 10001 } },
+    );
+    const [previous, current] = [projectOn(PREVIOUS_IMAGE), projectOn(IMAGE)];
+    try {
+      measured.composeSqliteUpMs = await upHealthy(previous, origin);
+      assert.deepEqual(previous.services, ['notes']);
+      for (const other of ['postgres', 'redis']) {
+        const exists = await podman(['container', 'exists', previous.container(other)], {
+          allowFailure: true,
+        });
+        assert.equal(exists.code, 1, `${other} runs without the postgres profile`);
+      }
+      const owner = await signIn(origin);
+      const created = await owner.post('/api/notes', { content: 'kept by compose on SQLite' });
+      assert.equal(created.status, 201, created.text);
+
+      // The backup before the upgrade, as docs/deploy.md shows it: with the version that runs,
+      // beside the running server, into the volume, then out of the container.
+      const backup = await podman(
+        ['exec', previous.container('notes'), 'node', 'dist/main.js', 'backup', '/data/backup.zip'],
+        { allowFailure: true },
+      );
+      assert.equal(backup.code, 0, backup.stderr);
+      const backups = path.join(work, 'backups');
+      fs.mkdirSync(backups, { mode: 0o755 });
+      const copied = path.join(backups, 'backup.zip');
+      await podman(['cp', `${previous.container('notes')}:/data/backup.zip`, copied]);
+      assert.equal(fs.readFileSync(copied).subarray(0, 4).toString('latin1'), 'PK\x03\x04');
+      fs.chmodSync(copied, 0o644);
+
+      const note = { id: created.body.id, content: 'kept by compose on SQLite' };
+      await upgrade(previous, current, origin, note);
+
+      // Rolling back as docs/deploy.md says: the pre-upgrade backup restored into a fresh volume
+      // by the previous image, which then serves it.
+      await current.down();
+      const rollback = `${name}-rollback`;
+      try {
+        await podman(['volume', 'create', rollback]);
+        const restore = await podman(
+          [
+            '--runtime',
+            'runc',
+            'run',
+            '--rm',
+            '-v',
+            `${rollback}:/data`,
+            '-v',
+            `${backups}:/backups:ro`,
+            PREVIOUS_IMAGE,
+            'restore',
+            '/backups/backup.zip',
+          ],
+          { allowFailure: true, timeoutMs: 120_000 },
+        );
+        assert.equal(restore.code, 0, restore.stderr);
+        await podman([
+          '--runtime',
+          'runc',
+          'run',
+          '--detach',
+          '--name',
+          rollback,
+          '-p',
+          `127.0.0.1:${hostPort}:3000`,
+          '-v',
+          `${rollback}:/data`,
+          PREVIOUS_IMAGE,
+        ]);
+        await untilHealthy(origin);
+        await readBack(origin, note);
+      } finally {
+        await podman(['rm', '--force', '--time', '0', rollback], { allowFailure: true });
+        await podman(['volume', 'rm', '--force', rollback], { allowFailure: true });
+      }
+    } finally {
+      await current.down({ volumes: true });
+    }
+  });
+
+  it('compose.yaml with the postgres profile: PostgreSQL and Redis healthy before the app; backed up and upgraded from the previous image', async () => {
+    const hostPort = await freePort();
+    const origin = `http://127.0.0.1:${hostPort}`;
+    const postgresPassword = randomUUID();
+    const projectOn = composeProject(
+      'postgres',
+      hostPort,
+      {
+        COMPOSE_PROFILES: 'postgres',
+        DATABASE_URL_FILE: '/run/secrets/database_url',
+        REDIS_URL_FILE: '/run/secrets/redis_url',
+      },
+      {
+        owner_password: { text: OWNER_PASSWORD, uid: 10001 },
+        postgres_password: { text: postgresPassword, uid: 999 },
+        database_url: { text: `postgres://notes:${postgresPassword}@postgres:5432/notes`, uid: 10001 },
+        redis_url: { text: 'redis://redis:6379/0', uid: 10001 },
+      },
+    );
+    const [previous, current] = [projectOn(PREVIOUS_IMAGE), projectOn(IMAGE)];
+    try {
+      measured.composePostgresUpMs = await upHealthy(previous, origin);
+      assert.deepEqual(previous.services, ['postgres', 'redis', 'notes']);
+      const health = (await fetch(`${origin}/api/health`).then((response) => response.json())) as {
+        redis?: string;
+      };
+      assert.equal(health.redis, 'ok');
+      const logs = await podman(['logs', previous.container('notes')]);
+      assert.match(
+        logs.stdout,
+        /on PostgreSQL postgres:5432\/notes; Redis: redis:6379\/0; attachments: in the database/,
+      );
+      assert.doesNotMatch(logs.stdout + logs.stderr, new RegExp(postgresPassword));
+
+      const owner = await signIn(origin);
+      const created = await owner.post('/api/notes', { content: 'kept by compose in PostgreSQL' });
+      assert.equal(created.status, 201, created.text);
+      assert.equal((await attach(owner, created.body.id, await image(3))).status, 201);
+      // The backup docs/deploy.md shows for this profile: pg_dump in the postgres container.
+      const dump = await podman([
+        'exec',
+        previous.container('postgres'),
+        'pg_dump',
+        '-U',
+        'notes',
+        '--format=custom',
+        'notes',
+      ]);
+      assert.ok(dump.stdout.startsWith('PGDMP'), 'a pg_dump archive');
+
+      const read = await upgrade(previous, current, origin, {
+        id: created.body.id,
+        content: 'kept by compose in PostgreSQL',
+      });
+      assert.equal(read.attachments.length, 1);
+    } finally {
+      await current.down({ volumes: true });
+    }
+  });
 });
 
 describe('compose.yaml', () => {
@@ -360,5 +681,12 @@ describe('Containerfile', () => {
     const containerfile = fs.readFileSync(path.join(ROOT, 'Containerfile'), 'utf8');
     assert.match(containerfile, new RegExp(`^ARG VERSION=${VERSION.replaceAll('.', '\\.')}$`, 'm'));
     assert.match(containerfile, /^ARG BASE_IMAGE=node:20-bookworm-slim$/m);
+  });
+
+  it("compose.yaml's default image and CHANGELOG.md name package.json's version (docs/releasing.md)", () => {
+    const compose = parse(fs.readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'));
+    assert.equal(compose.services.notes.image, `\${NOTES_IMAGE:-localhost/keepsake-notes:${VERSION}}`);
+    const changelog = fs.readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
+    assert.match(changelog, new RegExp(`^## ${VERSION.replaceAll('.', '\\.')}( |$)`, 'm'));
   });
 });

@@ -416,8 +416,11 @@ describe('single sign-on settings', () => {
   it('refuse what cannot work, naming the variable', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ OIDC_ISSUER_URL: sso.OIDC_ISSUER_URL }, /OIDC_ISSUER_URL needs OIDC_CLIENT_ID/],
-      [sso, /needs one of OIDC_CLIENT_SECRET or OIDC_CLIENT_SECRET_FILE/],
-      [{ ...sso, OIDC_CLIENT_SECRET: 'a', OIDC_CLIENT_SECRET_FILE: '/x' }, /needs one of/],
+      [sso, /OIDC_ISSUER_URL needs OIDC_CLIENT_SECRET \(or OIDC_CLIENT_SECRET_FILE\)/],
+      [
+        { ...sso, OIDC_CLIENT_SECRET: 'a', OIDC_CLIENT_SECRET_FILE: '/x' },
+        /either OIDC_CLIENT_SECRET or OIDC_CLIENT_SECRET_FILE, not both/,
+      ],
       [{ OIDC_CLIENT_ID: 'notes' }, /need OIDC_ISSUER_URL/],
       [{ PASSWORD_LOGIN: 'false' }, /PASSWORD_LOGIN=false needs single sign-on/],
       [

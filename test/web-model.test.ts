@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { conflictCopyText } from '../src/features/sync/merge.js';
+import { extractHashtags } from '../src/shared/hashtags.js';
 import { NOTE_DEFAULTS } from '../src/shared/noteDefaults.js';
 import { NEW_CARDS_PER_FRAME, takeNewCards, whenNewCardRoom } from '../web/src/app/frameBudget.js';
 import {
@@ -17,7 +18,7 @@ import {
   toChecklist,
 } from '../web/src/model/checklist.js';
 import { conflictMark, conflictOriginal, displayTitle, resolveConflict } from '../web/src/model/conflicts.js';
-import { addLabel, allLabels, isTagsOnlyLine, labelName } from '../web/src/model/labels.js';
+import { addLabel, allLabels, isTagsOnlyLine, labelName, renameLabel } from '../web/src/model/labels.js';
 import { mergeIncoming, movedPosition } from '../web/src/model/liveText.js';
 import { columnCount, masonryColumns } from '../web/src/model/masonry.js';
 import {
@@ -158,6 +159,44 @@ describe('labels (hashtags, D-TAG-1)', () => {
     assert.equal(labelName('  ##Big Trip '), 'big-trip');
     assert.ok(isTagsOnlyLine('#a #b'));
     assert.ok(!isTagsOnlyLine('see #a'));
+  });
+});
+
+describe('Edit labels: renaming, merging and deleting a label in a note (issue 30 item 13)', () => {
+  it('renames every hashtag of the label outside code, in the title too, and nothing else', () => {
+    assert.deepEqual(
+      renameLabel(
+        { title: 'Trip #Work', content: 'about #work/ stuff #workshop\n```\n#work\n```\n#work #home' },
+        'work',
+        'job',
+      ),
+      { title: 'Trip #job', content: 'about #job stuff #workshop\n```\n#work\n```\n#job #home' },
+    );
+  });
+  it('merging onto a label the note has keeps one of each on a tags-only line', () => {
+    assert.deepEqual(renameLabel({ title: '', content: 'see #a\n#a #b' }, 'a', 'b'), {
+      content: 'see #b\n#b',
+    });
+  });
+  it('deleting drops it from a tags-only line (and the line when empty) and keeps the word in a sentence', () => {
+    assert.deepEqual(renameLabel({ title: '', content: 'a #Work day\n#work' }, 'work', null), {
+      content: 'a Work day',
+    });
+    assert.deepEqual(renameLabel({ title: 'x', content: 'y' }, 'work', null), {});
+  });
+  it('afterwards the note has the new label instead of the old, and its other labels unchanged', () => {
+    const token = fc.constantFrom('#a', '#b', '#A', '#c', 'word', '#a/', '```', '\n', '- [ ] #a');
+    const text = fc.array(token, { maxLength: 12 }).map((tokens) => tokens.join(' '));
+    fc.assert(
+      fc.property(text, text, fc.constantFrom('b', 'd', null), (title, content, to) => {
+        const before = extractHashtags(title, content);
+        const changed = { title, content, ...renameLabel({ title, content }, 'a', to) };
+        const after = extractHashtags(changed.title, changed.content);
+        const expected = new Set(before.filter((tag) => tag !== 'a'));
+        if (before.includes('a') && to !== null) expected.add(to);
+        assert.deepEqual(after, [...expected].sort());
+      }),
+    );
   });
 });
 

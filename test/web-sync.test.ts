@@ -528,6 +528,142 @@ describe('web sync engine: typed text on a note gone elsewhere becomes a new not
   });
 });
 
+describe('web sync engine: the editor’s typing for a note gone meanwhile (saveText)', () => {
+  const server = useServer();
+  const owner = useOwner(server);
+
+  it('goes into the note the pending text was recovered into, not into a second copy', async () => {
+    const device = await openDevice(owner, await userIdOf(owner));
+    const notices = noticesOf(device.engine);
+    const note = await device.engine.create({ title: 'Ideas', content: 'one' });
+    await device.engine.syncNow();
+    const shown = device.engine.notes().get(note.id)!;
+    await device.engine.update(note.id, { content: 'one\ntwo' });
+    assert.equal((await owner.delete(`/api/notes/${note.id}`)).status, 200);
+    await device.engine.syncNow();
+    assert.deepEqual(
+      notices.map((notice) => [notice.kind, notice.from]),
+      [['recoveredAsNewNote', note.id]],
+    );
+    const copyId = notices[0]!.noteId;
+    assert.equal(await device.engine.saveText(note.id, { content: 'one\ntwo\nthree' }, shown), copyId);
+    assert.equal(await device.engine.saveText(note.id, {}, shown), copyId);
+    assert.equal(notices.length, 1);
+    await device.engine.syncNow();
+    const stored = await pullAll(owner);
+    assert.equal(stored.find((each) => each.id === copyId)?.content, 'one\ntwo\nthree');
+    assert.equal(stored.filter((each) => each.content.startsWith('one\n')).length, 1);
+    await device.engine.close();
+  });
+
+  it('with no text pending when the note went: a new note of what the editor shows, with the typing on top', async () => {
+    const device = await openDevice(owner, await userIdOf(owner));
+    const notices = noticesOf(device.engine);
+    const note = await device.engine.create({ title: 'Trip', content: 'pack', color: 'mint' });
+    await device.engine.syncNow();
+    const shown = device.engine.notes().get(note.id)!;
+    assert.equal((await owner.delete(`/api/notes/${note.id}`)).status, 200);
+    await device.engine.syncNow();
+    assert.equal(device.engine.notes().has(note.id), false);
+    assert.equal(notices.length, 0, 'nothing typed, nothing recovered');
+    assert.equal(await device.engine.saveText(note.id, {}, shown), undefined, 'nothing to save');
+    const holder = await device.engine.saveText(note.id, { content: 'pack\nsocks' }, shown);
+    assert.ok(holder && holder !== note.id);
+    assert.deepEqual(
+      notices.map((notice) => [notice.kind, notice.noteId, notice.from]),
+      [['recoveredAsNewNote', holder, note.id]],
+    );
+    await device.engine.syncNow();
+    const copy = (await pullAll(owner)).find((each) => each.id === holder);
+    assert.deepEqual(
+      [copy.id, copy.title, copy.content, copy.color],
+      [holder, 'Trip', 'pack\nsocks', 'mint'],
+    );
+    await assertConverged(device.engine, owner);
+    await device.engine.close();
+  });
+
+  it('a note still there takes the typing as update() does', async () => {
+    const device = await openDevice(owner, await userIdOf(owner));
+    const note = await device.engine.create({ title: 'Here', content: 'a' });
+    const shown = device.engine.notes().get(note.id)!;
+    assert.equal(await device.engine.saveText(note.id, { content: 'a b' }, shown), note.id);
+    assert.equal(device.engine.notes().get(note.id)?.content, 'a b');
+    await device.engine.syncNow();
+    await assertConverged(device.engine, owner);
+    await device.engine.close();
+  });
+
+  it('another tab of the browser sends the late typing into the copy its leader made', async () => {
+    const userId = await userIdOf(owner);
+    const locks = fakeLocks();
+    const channel = channelHub();
+    const leader = await openDevice(owner, userId, { locks, channel });
+    const other = await openDevice(owner, userId, { locks, channel, indexedDB: leader.indexedDB });
+    const note = await leader.engine.create({ title: 'Tabs', content: 'x' });
+    await leader.engine.syncNow();
+    await eventually(() => assert.ok(other.engine.notes().get(note.id)?.version));
+    const shown = other.engine.notes().get(note.id)!;
+    await other.engine.update(note.id, { content: 'x y' });
+    assert.equal((await owner.delete(`/api/notes/${note.id}`)).status, 200);
+    const recovered = new Promise<SyncNotice>((resolve) =>
+      other.engine.subscribe((event) => event.notice && resolve(event.notice)),
+    );
+    await leader.engine.syncNow();
+    const notice = await recovered;
+    assert.equal(await other.engine.saveText(note.id, { content: 'x y z' }, shown), notice.noteId);
+    await leader.engine.syncNow();
+    const stored = await pullAll(owner);
+    assert.deepEqual(
+      stored.filter((each) => each.title === 'Tabs').map((each) => [each.id, each.content]),
+      [[notice.noteId, 'x y z']],
+    );
+    await leader.engine.close();
+    await other.engine.close();
+  });
+});
+
+describe('web sync engine: typed text on a note moved to Trash elsewhere', () => {
+  const server = useServer();
+  const owner = useOwner(server);
+
+  it('is kept in it, and the device says so once', async () => {
+    const device = await openDevice(owner, await userIdOf(owner));
+    const notices = noticesOf(device.engine);
+    const note = await device.engine.create({ title: 'Plan', content: 'a' });
+    await device.engine.syncNow();
+    await device.engine.update(note.id, { content: 'a\nb' });
+    assert.equal((await owner.patch(`/api/notes/${note.id}`, { trashed: true })).status, 200);
+    await device.engine.syncNow();
+    assert.deepEqual(
+      notices.map((notice) => [notice.kind, notice.noteId]),
+      [['trashedElsewhere', note.id]],
+    );
+    const stored = (await pullAll(owner)).find((each) => each.id === note.id);
+    assert.deepEqual([stored.content, stored.trashed], ['a\nb', true]);
+    // Restored here with more text typed, and changed elsewhere again (still in Trash there when
+    // this device pulls): no second notice.
+    await device.engine.update(note.id, { trashed: false, content: 'a\nb\nc' });
+    assert.equal((await owner.patch(`/api/notes/${note.id}`, { color: 'sage' })).status, 200);
+    await device.engine.syncNow();
+    assert.equal(notices.length, 1);
+    await assertConverged(device.engine, owner);
+    await device.engine.close();
+  });
+
+  it('is not announced when nothing typed was waiting', async () => {
+    const device = await openDevice(owner, await userIdOf(owner));
+    const notices = noticesOf(device.engine);
+    const note = await device.engine.create({ title: 'Plan', content: 'a' });
+    await device.engine.syncNow();
+    await device.engine.update(note.id, { color: 'sage' });
+    assert.equal((await owner.patch(`/api/notes/${note.id}`, { trashed: true })).status, 200);
+    await device.engine.syncNow();
+    assert.deepEqual(notices, []);
+    await device.engine.close();
+  });
+});
+
 describe('web sync engine: 401 and 410', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const server = useServer({ clock });

@@ -41,3 +41,20 @@ export function extractHashtags(title: string, content: string): string[] {
   }
   return [...found].sort();
 }
+
+/**
+ * The line with each hashtag (by D-TAG-1's reading above) replaced by what `replace` returns for
+ * its tag name (and the name as written, without `#`); a hashtag that makes no tag, or for which it returns undefined, stays as it is.
+ * The web app's label rename and delete (web/src/model/labels.ts).
+ */
+export function replaceHashtags(
+  line: string,
+  replace: (name: string, written: string) => string | undefined,
+): string {
+  return line.replace(HASHTAG, (whole, run: string) => {
+    if (run.length > MAX_TAG_LENGTH) return whole;
+    const name = normalizeTagName(run.replace(/\/+$/, ''));
+    if (name.length === 0 || !HAS_LETTER.test(name)) return whole;
+    return replace(name, run) ?? whole;
+  });
+}

@@ -35,13 +35,6 @@ export interface ExportedNote {
   attachments: ExportedAttachment[];
 }
 
-interface ExportFile {
-  format: typeof EXPORT_FORMAT;
-  version: number;
-  exportedAt: string;
-  notes: ExportedNote[];
-}
-
 export const attachmentPath = (attachment: Attachment) =>
   `attachments/${attachment.noteId}/${attachment.id}/${attachment.filename}`;
 

@@ -30,7 +30,6 @@ import {
   problemWith,
   readItems,
   type SourceFiles,
-  type SourceFormat,
   type Unreadable,
 } from './sources.js';
 import * as store from './store.js';

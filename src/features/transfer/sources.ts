@@ -46,7 +46,7 @@ export interface Unreadable {
   reason: string;
 }
 
-export type SourceFormat = 'export' | 'keep' | 'markdown';
+type SourceFormat = 'export' | 'keep' | 'markdown';
 
 /**
  * Google Keep's colours (Takeout `color`) to ours. Our twelve colours are Keep's twelve, in the

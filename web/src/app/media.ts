@@ -7,12 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { readImage } from '../media/thumbnail.js';
 import type { LocalNote, SyncEngine } from '../sync/index.js';
 import { MediaCache } from '../sync/mediaCache.js';
-import {
-  deleteMediaDatabase,
-  type MediaDatabase,
-  openMediaDatabase,
-  type QueuedUpload,
-} from '../sync/mediaDatabase.js';
+import { type MediaDatabase, openMediaDatabase, type QueuedUpload } from '../sync/mediaDatabase.js';
 import { UploadQueue } from '../sync/uploads.js';
 import { showSnackbar } from './state.js';
 
@@ -87,12 +82,6 @@ export async function closeMedia(): Promise<void> {
   // (and block its deletion when the account's data is removed).
   await opening.catch(() => undefined);
   detachMedia();
-}
-
-/** Sign-out: the queue and every cached file of this person go with the notes. */
-async function deleteMedia(userId: string): Promise<void> {
-  await closeMedia();
-  await deleteMediaDatabase(indexedDB, userId);
 }
 
 /** The note's images still on the device only (a landed one shows until the note lists it). */

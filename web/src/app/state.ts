@@ -6,7 +6,7 @@ import { batch, computed, effect, signal } from '@preact/signals';
 import { allLabels } from '../model/labels.js';
 import { compareNotes } from '../model/ordering.js';
 import type { SearchFilters } from '../model/search.js';
-import type { LocalNote, SyncEngine, SyncStatus } from '../sync/index.js';
+import type { LocalNote, SyncEngine, SyncNotice, SyncStatus } from '../sync/index.js';
 
 export const engine = signal<SyncEngine | null>(null);
 /** Bumped on every engine event that touches notes: the computed views below re-read them. */
@@ -23,8 +23,15 @@ export function attachEngine(next: SyncEngine): () => void {
   return next.subscribe((event) => {
     if (event.notes) notesRevision.value++;
     if (event.status) syncStatus.value = next.status();
-    if (event.notice) showSnackbar(event.notice.message);
+    if (event.notice) onNotice(next, event.notice);
   });
+}
+
+function onNotice(current: SyncEngine, notice: SyncNotice): void {
+  if (notice.kind === 'recoveredAsNewNote' && notice.from) continueEditing(notice.from, notice.noteId);
+  if (notice.kind === 'trashedElsewhere')
+    showSnackbar(notice.message, () => void current.update(notice.noteId, { trashed: false }), 'Restore');
+  else showSnackbar(notice.message);
 }
 
 /** Every note on the device, in display order. */
@@ -129,6 +136,23 @@ effect(() => {
     history.back();
   }
 });
+/**
+ * Notes the open editor went on in → the note it was opened on: the editor keeps its key (its
+ * dialog, focus, caret and unsaved typing) when its note's text moves into a recovered note.
+ */
+const editorRoots = new Map<string, string>();
+export const editorKey = (id: string): string => editorRoots.get(id) ?? id;
+
+/**
+ * The text of note `from` now lives in note `to` (recovered: `from` was deleted elsewhere or is no
+ * longer shared): an editor open on `from` goes on in `to` (issue 30: never close under a typist).
+ */
+export function continueEditing(from: string, to: string): void {
+  if (editing.value !== from) return;
+  editorRoots.set(to, editorKey(from));
+  editing.value = to;
+}
+
 /** The card with the keyboard's attention (j/k). */
 export const focused = signal<string | null>(null);
 
@@ -142,10 +166,12 @@ export function toggleLayout(): void {
 interface Snackbar {
   message: string;
   undo?: () => void;
+  /** The undo button's name. */
+  undoLabel: string;
   id: number;
 }
 export const snackbar = signal<Snackbar | null>(null);
 let snackbarId = 0;
-export function showSnackbar(message: string, undo?: () => void): void {
-  snackbar.value = { message, undo, id: ++snackbarId };
+export function showSnackbar(message: string, undo?: () => void, undoLabel = 'Undo'): void {
+  snackbar.value = { message, undo, undoLabel, id: ++snackbarId };
 }

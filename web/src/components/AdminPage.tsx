@@ -1,10 +1,9 @@
 /** The owner's user administration (docs/collaboration.md "Users"): add and remove people. */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
 import type { UserProfile } from '../../../src/shared/api/people.js';
 import { createUser, deleteUser, fetchUsers } from '../app/api.js';
-import { Modal, messageOf, useAttempt } from './Modal.js';
+import { ErrorAlert, Modal, messageOf, NewPasswordField, useAttempt } from './Modal.js';
 
 export function AdminPage() {
   const users = useSignal<UserProfile[]>([]);
@@ -46,25 +45,12 @@ export function AdminPage() {
           Email
           <input name="email" type="email" required maxLength={254} autoComplete="off" />
         </label>
-        <label class="field">
-          Password
-          <input
-            name="password"
-            type="password"
-            required
-            minLength={MIN_PASSWORD_LENGTH}
-            autoComplete="new-password"
-          />
-        </label>
+        <NewPasswordField label="Password" name="password" />
         <button type="submit" class="primary">
           Add user
         </button>
       </form>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorAlert message={error.value} />
       <h2>Everyone</h2>
       <ul class="people" aria-label="Users">
         {users.value.map((user) => (

@@ -24,6 +24,7 @@ import { AuthForm } from './AuthScreen.js';
 import { Composer } from './Composer.js';
 import { ConfirmHost } from './Confirm.js';
 import { CompareDialog } from './Conflicts.js';
+import { EditLabels, LabelNote } from './EditLabels.js';
 import { Editor } from './Editor.js';
 import { NoteGrid } from './NoteGrid.js';
 import { ImageViewer } from './NoteImages.js';
@@ -167,6 +168,8 @@ function NotesApp() {
       <ImageViewer />
       <CompareDialog />
       <VersionHistory />
+      <EditLabels />
+      <LabelNote />
       <ShortcutsHelp />
       <ReminderPicker />
       <ReminderNotices />

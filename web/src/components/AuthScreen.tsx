@@ -2,6 +2,7 @@ import { useSignal } from '@preact/signals';
 import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
 import { singleSignOnUrl } from '../app/api.js';
 import { signInOptions } from '../app/session.js';
+import { ErrorAlert } from './Modal.js';
 
 interface Props {
   mode: 'setup' | 'signIn';
@@ -108,11 +109,7 @@ function PasswordForm({
           autoComplete={setup ? 'new-password' : 'current-password'}
         />
       </label>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorAlert message={error.value} />
       <button type="submit" class="primary" disabled={busy.value}>
         {setup ? 'Create account' : recovery ? 'Sign in as the owner' : 'Sign in'}
       </button>

@@ -4,7 +4,15 @@ import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { copyToClipboard, isEmptyNote, makeCopy, setPinned, updateNotes } from '../app/actions.js';
 import { addImages } from '../app/media.js';
 import { isMine, isShared, refreshPeople } from '../app/people.js';
-import { editing, engine, noteById, setEditorClose } from '../app/state.js';
+import {
+  continueEditing,
+  editing,
+  editorKey,
+  engine,
+  noteById,
+  setEditorClose,
+  showSnackbar,
+} from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
 import { mergeIncoming, movedPosition } from '../model/liveText.js';
@@ -93,15 +101,22 @@ function usePresence(noteId: string, shared: boolean): Here {
   return here.value;
 }
 
+const GONE_MESSAGE = 'This note was deleted elsewhere or is no longer shared with you.';
+
 /** The open note: a modal dialog on desktop, full screen on a phone; saves as you type. */
 export function Editor() {
   const id = editing.value;
   const note = id ? noteById(id) : undefined;
-  if (!id || !note) return null;
-  return <EditorDialog key={id} note={note} />;
+  // The note as last shown: when it goes (deleted elsewhere, no longer shared) the dialog stays
+  // until what was typed is saved (docs/webapp.md "Several devices and tabs").
+  const shown = useRef<LocalNote | undefined>(undefined);
+  if (note) shown.current = note;
+  else if (!id || (shown.current && editorKey(shown.current.id) !== editorKey(id))) shown.current = undefined;
+  if (!id || !shown.current) return null;
+  return <EditorDialog key={editorKey(id)} note={shown.current} gone={!note} />;
 }
 
-function EditorDialog({ note }: { note: LocalNote }) {
+function EditorDialog({ note, gone }: { note: LocalNote; gone: boolean }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const textBox = useRef<HTMLTextAreaElement>(null);
   const titleBox = useRef<HTMLInputElement>(null);
@@ -113,27 +128,49 @@ function EditorDialog({ note }: { note: LocalNote }) {
   // The note as last rendered, for the save that runs when the dialog goes away.
   const latest = useRef(note);
   latest.current = note;
+  const goneRef = useRef(gone);
+  goneRef.current = gone;
 
-  const save = () => {
+  /**
+   * Writes what was typed since the last save. Into the note shown, or, when it went meanwhile,
+   * where the engine keeps its text (its recovered copy, or a new one): the editor goes on there.
+   */
+  const save = async (): Promise<string | undefined> => {
     if (timer.current) clearTimeout(timer.current);
     timer.current = null;
+    const shown = latest.current;
     const fields: { title?: string; content?: string } = {};
-    if (title.value !== latest.current.title) fields.title = title.value;
-    if (content.value !== latest.current.content) fields.content = content.value;
-    if (Object.keys(fields).length > 0) void updateNotes([note.id], fields);
+    if (title.value !== shown.title) fields.title = title.value;
+    if (content.value !== shown.content) fields.content = content.value;
+    const current = engine.value;
+    if (!current || (Object.keys(fields).length === 0 && !goneRef.current)) return shown.id;
+    const holder = await current.saveText(shown.id, fields, shown);
+    if (holder && holder !== shown.id) continueEditing(shown.id, holder);
+    return holder;
   };
   const edit = (field: typeof title, value: string) => {
     field.value = value;
     if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(save, SAVE_DELAY_MS);
+    timer.current = setTimeout(() => void save(), SAVE_DELAY_MS);
   };
   const close = () => {
-    save();
+    void save();
     editing.value = null;
     if (isEmptyNote({ title: title.value, content: content.value }) && !note.trashed) {
       void updateNotes([note.id], { trashed: true }, 'Empty note discarded');
     }
   };
+
+  // Gone from the device (deleted elsewhere, no longer shared): what was typed is saved into its
+  // recovered copy and the editor goes on there; with nothing typed, it closes and says why.
+  useEffect(() => {
+    if (!gone) return;
+    void save().then((holder) => {
+      if (holder || editing.value !== note.id) return;
+      editing.value = null;
+      showSnackbar(GONE_MESSAGE);
+    });
+  }, [gone]);
 
   // Back closes the note as its Close button does (state.ts).
   useEffect(() => {
@@ -159,7 +196,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
   useLayoutEffect(() => {
     dialog.current?.showModal();
     // Archived, trashed or deleted from the toolbar: what was typed is still written.
-    return save;
+    return () => void save();
   }, []);
   useAutoGrow(textBox, content.value);
 
@@ -222,7 +259,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
             if (event.key === 'Enter' && labelName(typed) !== '') {
               event.preventDefault();
               edit(content, addLabel(content.value, typed));
-              save();
+              void save();
               labelling.value = false;
             }
           }}
@@ -265,7 +302,7 @@ function EditorDialog({ note }: { note: LocalNote }) {
             <IconButton
               label="Make a copy"
               onClick={() => {
-                save();
+                void save();
                 void makeCopy(note, { title: title.value, content: content.value });
               }}
             >

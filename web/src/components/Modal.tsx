@@ -1,6 +1,7 @@
 import { useSignal } from '@preact/signals';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
 
 interface Props {
   title: string;
@@ -60,4 +61,30 @@ export function useAttempt() {
     }
   };
   return { error, attempt };
+}
+
+/** The message of a failed attempt, announced (role alert); nothing when there is none. */
+export function ErrorAlert({ message }: { message: string }) {
+  if (!message) return null;
+  return (
+    <p class="error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/** A field for a new password: the server's minimum length, and a hint to password managers. */
+export function NewPasswordField({ label, name }: { label: string; name: string }) {
+  return (
+    <label class="field">
+      {label}
+      <input
+        name={name}
+        type="password"
+        required
+        minLength={MIN_PASSWORD_LENGTH}
+        autoComplete="new-password"
+      />
+    </label>
+  );
 }

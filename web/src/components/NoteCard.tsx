@@ -10,6 +10,7 @@ import { setItemChecked } from '../model/checklist.js';
 import { displayTitle } from '../model/conflicts.js';
 import type { LocalNote } from '../sync/index.js';
 import { ConflictBadge } from './Conflicts.js';
+import { LabelsButton } from './EditLabels.js';
 import { IconButton } from './IconButton.js';
 import { memo } from './memo.js';
 import { NoteActions, PinButton } from './NoteActions.js';
@@ -164,6 +165,7 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
       {controls && (
         <div class="card-toolbar">
           <NoteActions notes={[note]} withPin={false} />
+          {!note.trashed && <LabelsButton noteId={note.id} />}
         </div>
       )}
     </article>

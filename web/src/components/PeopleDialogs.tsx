@@ -15,7 +15,7 @@ import {
 import { initials, isMine, isShared, people, refreshPeople, setPeople } from '../app/people.js';
 import { engine } from '../app/state.js';
 import type { LocalNote } from '../sync/index.js';
-import { Modal, messageOf, useAttempt } from './Modal.js';
+import { ErrorAlert, Modal, messageOf, useAttempt } from './Modal.js';
 
 /** How long a search waits after the last keystroke. */
 const SEARCH_DELAY_MS = 250;
@@ -25,6 +25,34 @@ function Avatar({ name, label }: { name: string; label?: string }) {
     <span class="avatar" title={label ?? name} aria-label={label ?? name} role="img">
       {initials(name)}
     </span>
+  );
+}
+
+/** A person in a list: initials, name and email, and an action named "<label> <name>". */
+function PersonRow({
+  person,
+  action,
+}: {
+  person: { displayName: string; email: string };
+  action?: { label: string; run: () => void };
+}) {
+  return (
+    <li>
+      <Avatar name={person.displayName} />
+      <span>
+        {person.displayName} <span class="muted">{person.email}</span>
+      </span>
+      {action && (
+        <button
+          type="button"
+          class="text-button"
+          aria-label={`${action.label} ${person.displayName}`}
+          onClick={action.run}
+        >
+          {action.label}
+        </button>
+      )}
+    </li>
   );
 }
 
@@ -107,22 +135,11 @@ export function CollaboratorsDialog({ note, onClose }: { note: LocalNote; onClos
           <span class="muted">Owner</span>
         </li>
         {collaborators.map((collaborator) => (
-          <li key={collaborator.userId}>
-            <Avatar name={collaborator.displayName} />
-            <span>
-              {collaborator.displayName} <span class="muted">{collaborator.email}</span>
-            </span>
-            {owner && (
-              <button
-                type="button"
-                class="text-button"
-                aria-label={`Remove ${collaborator.displayName}`}
-                onClick={() => void remove(collaborator)}
-              >
-                Remove
-              </button>
-            )}
-          </li>
+          <PersonRow
+            key={collaborator.userId}
+            person={collaborator}
+            action={owner ? { label: 'Remove', run: () => void remove(collaborator) } : undefined}
+          />
         ))}
       </ul>
       {owner ? (
@@ -140,20 +157,7 @@ export function CollaboratorsDialog({ note, onClose }: { note: LocalNote; onClos
             {found.value
               .filter((user) => !onNote.has(user.id))
               .map((user) => (
-                <li key={user.id}>
-                  <Avatar name={user.displayName} />
-                  <span>
-                    {user.displayName} <span class="muted">{user.email}</span>
-                  </span>
-                  <button
-                    type="button"
-                    class="text-button"
-                    aria-label={`Add ${user.displayName}`}
-                    onClick={() => void add(user)}
-                  >
-                    Add
-                  </button>
-                </li>
+                <PersonRow key={user.id} person={user} action={{ label: 'Add', run: () => void add(user) }} />
               ))}
           </ul>
         </>
@@ -162,11 +166,7 @@ export function CollaboratorsDialog({ note, onClose }: { note: LocalNote; onClos
           Leave this note
         </button>
       )}
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorAlert message={error.value} />
     </Modal>
   );
 }
@@ -230,11 +230,7 @@ export function ShareLinkDialog({ note, onClose }: { note: LocalNote; onClose: (
           Create link
         </button>
       )}
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorAlert message={error.value} />
     </Modal>
   );
 }

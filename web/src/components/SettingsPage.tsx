@@ -2,14 +2,13 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { ApiKey, CreatedApiKey } from '../../../src/shared/api/apiKeys.js';
-import { MIN_PASSWORD_LENGTH } from '../../../src/shared/api/limits.js';
 import type { ImportSummary } from '../../../src/shared/api/transfer.js';
 import { changePassword, createApiKey, fetchApiKeys, revokeApiKey } from '../app/api.js';
 import { currentUser } from '../app/session.js';
 import { engine } from '../app/state.js';
 import { uploadImport } from '../app/transfer.js';
 import { mcpConfigs } from '../model/mcpConfig.js';
-import { messageOf, useAttempt } from './Modal.js';
+import { ErrorAlert, messageOf, NewPasswordField, useAttempt } from './Modal.js';
 import { accountText, SignOutButton } from './SignOut.js';
 
 export function SettingsPage() {
@@ -52,16 +51,7 @@ function Account() {
           Current password
           <input name="current" type="password" required autoComplete="current-password" />
         </label>
-        <label class="field">
-          New password
-          <input
-            name="new"
-            type="password"
-            required
-            minLength={MIN_PASSWORD_LENGTH}
-            autoComplete="new-password"
-          />
-        </label>
+        <NewPasswordField label="New password" name="new" />
         <button type="submit" class="primary">
           Change password
         </button>
@@ -116,11 +106,7 @@ function MovingInAndOut() {
         </label>
       )}
       {summary.value && <ImportResult summary={summary.value} />}
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorAlert message={error.value} />
       <p>
         <a class="text-button" href="/api/export" download>
           Export
@@ -202,11 +188,7 @@ function ApiKeys() {
           Create key
         </button>
       </form>
-      {error.value && (
-        <p class="error" role="alert">
-          {error.value}
-        </p>
-      )}
+      <ErrorAlert message={error.value} />
       {created.value && (
         <div class="new-key">
           <p>

@@ -1,7 +1,8 @@
-import { Archive, Bell, Lightbulb, Settings, Tag, Trash2, Users } from 'lucide-preact';
+import { Archive, Bell, Lightbulb, Pencil, Settings, Tag, Trash2, Users } from 'lucide-preact';
 import type { ComponentChildren } from 'preact';
+import { allLabelNames, editingLabels } from '../app/labels.js';
 import { currentUser } from '../app/session.js';
-import { labels, navigate, pathOf, type Route, route } from '../app/state.js';
+import { navigate, pathOf, type Route, route } from '../app/state.js';
 import { memo } from './memo.js';
 
 function NavLink({ to, children, label }: { to: Route; children: ComponentChildren; label: string }) {
@@ -35,11 +36,15 @@ export const Sidebar = memo(function Sidebar({ open }: { open: boolean }) {
       <NavLink to={{ view: 'reminders' }} label="Reminders">
         <Bell size={20} aria-hidden="true" />
       </NavLink>
-      {labels.value.map((label) => (
+      {allLabelNames.value.map((label) => (
         <NavLink key={label} to={{ view: 'label', label }} label={label}>
           <Tag size={20} aria-hidden="true" />
         </NavLink>
       ))}
+      <button type="button" class="nav-button" onClick={() => (editingLabels.value = true)}>
+        <Pencil size={20} aria-hidden="true" />
+        <span>Edit labels</span>
+      </button>
       <NavLink to={{ view: 'archive' }} label="Archive">
         <Archive size={20} aria-hidden="true" />
       </NavLink>
@@ -62,7 +67,7 @@ export const Sidebar = memo(function Sidebar({ open }: { open: boolean }) {
 export const LabelSuggestions = memo(function LabelSuggestions() {
   return (
     <datalist id="label-suggestions">
-      {labels.value.map((label) => (
+      {allLabelNames.value.map((label) => (
         <option key={label} value={label} />
       ))}
     </datalist>

@@ -27,7 +27,7 @@ export function Snackbar() {
                 snackbar.value = null;
               }}
             >
-              Undo
+              {current.undoLabel}
             </button>
           )}
         </div>

@@ -3,7 +3,8 @@
  * so notes edited offline are filed under their labels at once. "Add label" appends the hashtag
  * to a trailing line of hashtags only, which cards show as chips (decision 0013).
  */
-import { extractHashtags, normalizeTagName } from '../../../src/shared/hashtags.js';
+import { extractHashtags, normalizeTagName, replaceHashtags } from '../../../src/shared/hashtags.js';
+import { readLines } from '../../../src/shared/markdown.js';
 import type { LocalNote } from '../sync/index.js';
 
 const tagsByNote = new WeakMap<LocalNote, string[]>();
@@ -48,4 +49,39 @@ export function addLabel(content: string, label: string): string {
     return lines.join('\n');
   }
   return `${content}\n${tag}`;
+}
+
+/**
+ * A note's title and text with label `from` renamed to `to` ("Edit labels", issue 30 item 13):
+ * every hashtag of that name outside code becomes `#to`; renamed onto a label the note already
+ * has (a merge), a tags-only line keeps one of each. With `to` null (delete) a tags-only line
+ * loses the hashtag (and goes when nothing is left on it), and a hashtag in a sentence keeps its
+ * word without the `#`. Only the fields that change are returned.
+ */
+export function renameLabel(
+  note: Pick<LocalNote, 'title' | 'content'>,
+  from: string,
+  to: string | null,
+): Partial<Pick<LocalNote, 'title' | 'content'>> {
+  const renamed = (line: string, tagsOnly: boolean) =>
+    replaceHashtags(line, (name, written) => {
+      if (name !== from) return undefined;
+      if (to !== null) return `#${to}`;
+      return tagsOnly ? '' : written;
+    });
+  const lines: string[] = [];
+  for (const line of readLines(note.content)) {
+    if (line.kind === 'code' || !isTagsOnlyLine(line.text)) {
+      lines.push(line.kind === 'code' ? line.text : renamed(line.text, false));
+      continue;
+    }
+    const kept = [...new Set(renamed(line.text, true).trim().split(/\s+/).filter(Boolean))];
+    if (kept.length > 0) lines.push(`${/^\s*/.exec(line.text)![0]}${kept.join(' ')}`);
+  }
+  const changed: Partial<Pick<LocalNote, 'title' | 'content'>> = {};
+  const title = renamed(note.title, false);
+  const content = lines.join('\n');
+  if (title !== note.title) changed.title = title;
+  if (content !== note.content) changed.content = content;
+  return changed;
 }

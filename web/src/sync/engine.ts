@@ -70,6 +70,7 @@ const MESSAGES = {
     'Your edits were saved as a new note: the original was deleted elsewhere or is no longer shared with you.',
   conflictCopy: 'This note was also changed elsewhere: the other version was kept as a copy.',
   resynced: 'This device had not synced for a long time: its notes were reloaded from the server.',
+  trashedElsewhere: 'This note was moved to Trash elsewhere. Your edits are kept in it.',
   rejected: 'The server refused a change to this note; it stays on this device until you edit the note',
 };
 
@@ -110,6 +111,13 @@ class LocalSyncEngine implements SyncEngine {
   private runAgain = false;
   loaded: Promise<void> = Promise.resolve();
   private readonly ownerId: number;
+  /**
+   * Gone notes (deleted elsewhere, no longer shared) → the note their typed text was recovered
+   * into, from this tab's syncs and the other tabs' notices: typing that arrives after the note
+   * went (the editor's last keystrokes) follows it there. One entry per recovery, which only
+   * text typed on this device makes.
+   */
+  private readonly recoveredInto = new Map<string, string>();
 
   constructor(
     readonly userId: string,
@@ -170,6 +178,29 @@ class LocalSyncEngine implements SyncEngine {
 
   deleteForever(ids: string | string[]): Promise<void> {
     return this.edit(asArray(ids), { kind: 'delete' });
+  }
+
+  async saveText(id: string, fields: NoteFields, shown: LocalNote): Promise<string | undefined> {
+    const timestamp = this.now();
+    const copy = this.recoveredCopy(id);
+    let target: string | undefined;
+    const written = await this.transact(copy ? [id, copy] : [id], async (_tx, states, notices) => {
+      target = [id, copy].find((each) => each && localView(states.get(each)!, this.ownerId));
+      if (target) {
+        if (Object.keys(fields).length === 0) return;
+        const state = states.get(target)!;
+        states.set(target, {
+          ...state,
+          entries: applyEdit(target, state, { kind: 'update', fields }, timestamp),
+        });
+      } else if (fields.title !== undefined || fields.content !== undefined) {
+        this.recover(id, { ...recoveredFields(shown), ...fields }, states, notices);
+        target = this.recoveredInto.get(id);
+      }
+    });
+    this.publish(written);
+    this.schedulePush();
+    return target;
   }
 
   private async edit(ids: string[], edit: Edit) {
@@ -329,8 +360,12 @@ class LocalSyncEngine implements SyncEngine {
       this.phase = message.phase;
       this.lastSyncedAt = message.lastSyncedAt;
       this.emit({ status: true });
-    } else if (message.type === 'notice') this.emit({ notice: message.notice });
-    else if (message.type === 'presence') this.emit({ presence: message.presence });
+    } else if (message.type === 'notice') {
+      const { notice } = message;
+      if (notice.kind === 'recoveredAsNewNote' && notice.from)
+        this.recoveredInto.set(notice.from, notice.noteId);
+      this.emit({ notice });
+    } else if (message.type === 'presence') this.emit({ presence: message.presence });
     else if (this.leader) this.autoSync();
   }
 
@@ -440,7 +475,12 @@ class LocalSyncEngine implements SyncEngine {
       [...notes.body.map((note) => note.id), ...gone],
       async (tx, states, notices) => {
         const now = this.now();
-        for (const note of notes.body) states.set(note.id, pulled(states.get(note.id)!, note, now));
+        for (const note of notes.body) {
+          const before = states.get(note.id)!;
+          if (note.trashed && trashedElsewhere(before, this.ownerId))
+            notices.push({ kind: 'trashedElsewhere', noteId: note.id, message: MESSAGES.trashedElsewhere });
+          states.set(note.id, pulled(before, note, now));
+        }
         if (full) notices.push({ kind: 'resynced', noteId: '', message: MESSAGES.resynced });
         for (const id of gone) this.forget(id, states, notices);
         await tx.objectStore('meta').put(notes.syncTime, 'cursor');
@@ -458,18 +498,26 @@ class LocalSyncEngine implements SyncEngine {
     const state = states.get(id);
     if (!state || (!state.server && state.entries.length === 0)) return;
     const view = localView(state, this.ownerId);
-    if (view && state.entries.some(carriesText)) {
-      const copyId = uuidV4();
-      const recovered: OutboxEntry[] = applyEdit(
-        copyId,
-        EMPTY,
-        { kind: 'create', fields: recoveredFields(view) },
-        this.now(),
-      );
-      states.set(copyId, { entries: recovered });
-      notices.push({ kind: 'recoveredAsNewNote', noteId: copyId, message: MESSAGES.recovered });
-    }
+    if (view && state.entries.some(carriesText)) this.recover(id, recoveredFields(view), states, notices);
     states.set(id, EMPTY);
+  }
+
+  /**
+   * Typed text of the gone note `from` as a new note of this person's (`fields`), remembered as
+   * where later typing for `from` goes (saveText), and announced.
+   */
+  private recover(from: string, fields: NoteFields, states: Map<string, NoteState>, notices: SyncNotice[]) {
+    const copyId = uuidV4();
+    states.set(copyId, { entries: applyEdit(copyId, EMPTY, { kind: 'create', fields }, this.now()) });
+    this.recoveredInto.set(from, copyId);
+    notices.push({ kind: 'recoveredAsNewNote', noteId: copyId, from, message: MESSAGES.recovered });
+  }
+
+  /** The note the typed text of `id` was last recovered into, if any (a copy may be recovered again). */
+  private recoveredCopy(id: string): string | undefined {
+    let copy = this.recoveredInto.get(id);
+    while (copy && this.recoveredInto.has(copy)) copy = this.recoveredInto.get(copy);
+    return copy;
   }
 
   /** Pushes the outbox in batches; whether anything was sent. */
@@ -625,6 +673,19 @@ function setAside(entries: OutboxEntry[], reasons: Map<number | undefined, strin
     else marked.push(entry);
   }
   return marked;
+}
+
+/**
+ * Whether a note with text typed here and not yet on the server is outside the Trash, on the
+ * server as last pulled and on screen: a pulled copy in the Trash then means someone moved it
+ * there elsewhere, and the person should know where their text went.
+ */
+function trashedElsewhere(state: NoteState, ownerId: number): boolean {
+  return (
+    state.server?.trashed === false &&
+    state.entries.some(carriesText) &&
+    localView(state, ownerId)?.trashed === false
+  );
 }
 
 /** Reads the notes, outbox and acks stores: a transaction of either mode. */

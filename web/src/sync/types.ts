@@ -54,9 +54,15 @@ export interface SyncStatus {
 
 /** Something the person must be told (snackbar). */
 export interface SyncNotice {
-  /** 'rejected': the server refused a change as invalid; it stays on the device until edited. */
-  kind: 'recoveredAsNewNote' | 'conflictCopy' | 'resynced' | 'rejected';
+  /**
+   * 'rejected': the server refused a change as invalid; it stays on the device until edited.
+   * 'trashedElsewhere': a note with text typed here, not yet on the server, was moved to Trash
+   * elsewhere; the text is kept in it (and synced), and Restore brings it back.
+   */
+  kind: 'recoveredAsNewNote' | 'conflictCopy' | 'resynced' | 'rejected' | 'trashedElsewhere';
   noteId: string;
+  /** recoveredAsNewNote: the gone note whose text `noteId` now holds. */
+  from?: string;
   message: string;
 }
 
@@ -92,6 +98,15 @@ export interface SyncEngine {
    * the page goes away (sent so that it outlives the page). Fails quietly: presence is a nicety.
    */
   announce(noteId: string, here: boolean): Promise<void>;
+  /**
+   * The editor's typing into note `id` (`fields`, possibly none). Unlike update(), typed text is
+   * never dropped: when the note is gone from the device (deleted elsewhere, no longer shared),
+   * the fields go into the note its text was recovered into, or, when there is none and they
+   * carry text, into a new note made from `shown` (what the editor shows) with them on top, with a
+   * recoveredAsNewNote notice. Resolves to the note that holds the text now: `id`, its recovered
+   * copy, or undefined when `id` is gone and nothing was to be saved.
+   */
+  saveText(id: string, fields: NoteFields, shown: LocalNote): Promise<string | undefined>;
   /** Pull, push, and pull again if something was pushed; the UI calls it after signing in again. */
   syncNow(): Promise<void>;
   /** Timers, lock, channel, database. */
