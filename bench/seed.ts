@@ -61,13 +61,14 @@ async function imageFor(noteId: string): Promise<Buffer> {
 
 /**
  * Creates a fresh DATA_DIR with an owner and `count` corpus notes, written through the app's own
- * services (tags, search index and field clock included), before any server runs on it.
+ * services (tags, search index and field clock included), before any server runs on it: so it
+ * migrates the fresh database itself, as the server's start would.
  */
 export async function seedDataDir(dataDir: string, options: SeedOptions): Promise<SeedResult> {
   const started = performance.now();
   const engine = options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {};
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...engine });
-  const { database, quota } = await openDataDir(config);
+  const { database, quota } = await openDataDir(config, { schema: 'migrate' });
   const { db } = database;
   const clock = new MonotonicClock();
   const services = buildServices({

@@ -17,23 +17,31 @@ const pointerSegment = (key: string) =>
 
 /**
  * The JSON pointer of the first string (value or object key) of `value` that `matches`.
- * Iterative: a 16 MiB body can nest far deeper than the call stack.
+ * Iterative: a 16 MiB body can nest far deeper than the call stack. A pointer is built only for
+ * what it must name: a match, or a container whose children are walked (every request's path
+ * and query are walked, and most match nothing).
  */
 export function findString(value: unknown, matches: (text: string) => boolean): string | undefined {
-  const pending: [unknown, string][] = [[value, '']];
+  // Each item with its parent's pointer and its own key or index (none for the root).
+  const pending: [unknown, string, string | number | undefined][] = [[value, '', undefined]];
+  const pointer = (parent: string, segment: string | number | undefined) =>
+    segment === undefined
+      ? parent
+      : `${parent}/${typeof segment === 'number' ? segment : pointerSegment(segment)}`;
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const [item, path] = next;
+    const [item, parent, segment] = next;
     if (typeof item === 'string') {
-      if (matches(item)) return path || '/';
+      if (matches(item)) return pointer(parent, segment) || '/';
     } else if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${path}/${i}`]);
+      const path = pointer(parent, segment);
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], path, i]);
     } else if (typeof item === 'object' && item !== null) {
+      const path = pointer(parent, segment);
       const entries = Object.entries(item);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i]!;
-        const childPath = `${path}/${pointerSegment(key)}`;
-        if (matches(key)) return childPath;
-        pending.push([child, childPath]);
+        if (matches(key)) return pointer(path, key);
+        pending.push([child, path, key]);
       }
     }
   }

@@ -51,6 +51,7 @@ function smallestValueOf(schema: Schema): unknown {
     case 'boolean':
       return false;
     default:
+      if (schema.format === 'date-time') return new Date(0).toISOString();
       return schema.format === 'uuid' ? MISSING_ID : 'x';
   }
 }

@@ -1,17 +1,24 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { CLAIM_LIMIT } from '../src/features/reminders/scheduler.js';
-import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { onPostgres } from './helpers/postgres.js';
+import { eventually } from './helpers/browser.js';
+import { createUserClient, setupOwner, TestClient } from './helpers/client.js';
+import { databaseUrlFor, dropDatabaseOf, onPostgres } from './helpers/postgres.js';
 import { type PushService, startPushService } from './helpers/pushService.js';
 import {
   ManualClock,
+  type ServerProcess,
+  skewedClockEnv,
+  spawnServer,
   startServer,
   type TestServer,
   tempDataDir,
   useOwner,
   useServer,
+  withServerProcesses,
 } from './helpers/server.js';
 import { pullAll, push, share } from './helpers/sync.js';
 
@@ -281,6 +288,104 @@ describe('reminders ring through Web Push', () => {
   });
 });
 
+describe('a notification’s "Done", and a note restored from the trash', () => {
+  let pushService: PushService;
+  let server: TestServer;
+  let owner: TestClient;
+  const clock = new ManualClock(Date.UTC(2026, 3, 1, 8));
+  before(async () => {
+    pushService = await startPushService();
+    server = await startServer({ clock, env: PRIVATE_PUSH });
+    owner = await setupOwner(server);
+    await subscribe(owner, pushService);
+  });
+  after(async () => {
+    await server.close();
+    await pushService.close();
+  });
+
+  /** Makes the notes' reminders fall due and waits for `count` more pushes. */
+  async function ring(minutes: number, count: number) {
+    const before = pushService.received.length;
+    clock.advance(minutes * MINUTE);
+    const received = await pushService.waitFor(before + count, 5_000);
+    return received.slice(before);
+  }
+  const reminderOf = async (id: string) => (await owner.get(`/api/notes/${id}`)).body.reminder;
+  const done = (id: string, dueAt: unknown) => owner.post(`/api/reminders/${id}/done`, { dueAt });
+
+  it('removes a one-off reminder that rang; leaves a repeat, and a reminder set again since', async () => {
+    const at = iso(clock.now() + MINUTE);
+    const once = (await owner.post('/api/notes', { title: 'once', reminder: { at } })).body;
+    const daily = (await owner.post('/api/notes', { title: 'daily', reminder: { at, repeat: 'daily' } }))
+      .body;
+    const again = (await owner.post('/api/notes', { title: 'again', reminder: { at } })).body;
+    const rings = await ring(1, 3);
+    const dueAt = (id: string) => rings.find((p) => p.payload.noteId === id)!.payload.dueAt;
+    assert.equal(dueAt(once.id), at);
+
+    // "again" is snoozed (set anew) on another device before this notification's "Done" arrives.
+    const later = iso(clock.now() + 60 * MINUTE);
+    await owner.patch(`/api/notes/${again.id}`, { reminder: { at: later } });
+    for (const note of [once, daily, again]) {
+      assert.equal((await done(note.id, dueAt(note.id))).status, 204);
+    }
+    assert.equal(await reminderOf(once.id), null);
+    assert.equal((await reminderOf(daily.id)).nextAt, iso(Date.parse(at) + DAY));
+    assert.equal((await reminderOf(again.id)).at, later);
+    assert.deepEqual(
+      (await owner.get('/api/reminders')).body.map((r: { title: string }) => r.title),
+      ['again', 'daily'],
+    );
+    // Sent twice (a queued "Done" replayed): nothing more changes.
+    assert.equal((await done(once.id, dueAt(once.id))).status, 204);
+    assert.equal((await done(daily.id, dueAt(daily.id))).status, 204);
+    assert.equal((await reminderOf(daily.id)).nextAt, iso(Date.parse(at) + DAY));
+  });
+
+  it('refuses a "Done" on a note the caller cannot see, or without a date-time', async () => {
+    const note = (await owner.post('/api/notes', { title: 'mine' })).body;
+    const { client: stranger } = await createUserClient(server, 'stranger@example.com');
+    assert.equal(
+      (await stranger.post(`/api/reminders/${note.id}/done`, { dueAt: iso(clock.now()) })).status,
+      404,
+    );
+    assert.equal((await done(note.id, 'yesterday')).status, 400);
+    assert.equal((await done(note.id, undefined)).status, 400);
+    assert.equal((await done('not-a-note', iso(clock.now()))).status, 400);
+  });
+
+  it('keeps a repeat through the trash: silent while trashed, ringing again once restored', async () => {
+    const at = iso(clock.now() + MINUTE);
+    const daily = (await owner.post('/api/notes', { title: 'stretch', reminder: { at, repeat: 'daily' } }))
+      .body;
+    const once = (await owner.post('/api/notes', { title: 'parcel', reminder: { at } })).body;
+    const upcoming = (
+      await owner.post('/api/notes', { title: 'dentist', reminder: { at: iso(clock.now() + 3 * DAY) } })
+    ).body;
+    for (const note of [daily, once, upcoming]) await owner.patch(`/api/notes/${note.id}`, { trashed: true });
+    clock.advance(DAY + MINUTE); // two occurrences of the repeat, and the one-off, pass in the trash
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const mine = new Set([daily.id, once.id, upcoming.id]);
+    const rungHere = () => pushService.received.filter((p) => mine.has(p.payload.noteId as string));
+    assert.deepEqual(rungHere(), [], 'nothing rings from the trash');
+
+    for (const note of [daily, once, upcoming])
+      await owner.patch(`/api/notes/${note.id}`, { trashed: false });
+    // The repeat is back at its next occurrence; the one-off's time passed: it stays rung, silent.
+    assert.equal((await reminderOf(daily.id)).nextAt, iso(Date.parse(at) + 2 * DAY));
+    assert.equal((await reminderOf(once.id)).nextAt, null);
+    assert.equal((await reminderOf(upcoming.id)).nextAt, iso(Date.parse(at) - MINUTE + 3 * DAY));
+    clock.advance(DAY);
+    await eventually(() => assert.equal(rungHere().length, 1));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.deepEqual(
+      rungHere().map((p) => p.payload.noteId),
+      [daily.id],
+    );
+  });
+});
+
 describe('push endpoints (SSRF)', () => {
   const server = useServer();
   const owner = useOwner(server);
@@ -449,34 +554,98 @@ describe('the scheduler across a restart', () => {
   });
 });
 
-describe('two servers on one PostgreSQL database', { skip: !onPostgres && 'needs TEST_DATABASE_URL' }, () => {
+/** `count` notes with a reminder at `at`, made through `client`; their ids. */
+async function remindedNotes(client: TestClient, count: number, reminder: { at: string; repeat?: string }) {
+  const ids = new Set<string>();
+  for (let n = 0; n < count; n++) {
+    const created = await client.post('/api/notes', { title: `r${n}`, reminder });
+    assert.equal(created.status, 201, created.text);
+    ids.add(created.body.id);
+  }
+  return ids;
+}
+
+describe('two server processes on one PostgreSQL database', {
+  skip: !onPostgres && 'needs TEST_DATABASE_URL',
+}, () => {
   it('ring each reminder once, whichever claims it', async () => {
     const pushService = await startPushService();
-    const clock = new ManualClock(Date.UTC(2026, 8, 1, 12));
-    const dataDir = tempDataDir();
-    const servers: TestServer[] = [];
     try {
-      for (let i = 0; i < 2; i++) servers.push(await startServer({ dataDir, clock, env: PRIVATE_PUSH }));
-      const owner = await setupOwner(servers[0]!);
-      await subscribe(owner, pushService);
-      const at = iso(clock.now() + MINUTE);
-      const ids = new Set<string>();
-      // More than one tick's claim (CLAIM_LIMIT), so both servers have work in the same ticks.
-      const count = CLAIM_LIMIT + 50;
-      for (let n = 0; n < count; n++) {
-        ids.add(
-          (await owner.post('/api/notes', { title: `r${n}`, reminder: { at, repeat: 'daily' } })).body.id,
-        );
-      }
-      clock.advance(MINUTE);
-      await pushService.waitFor(count, 15_000);
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
-      const rung = pushService.received.map((p) => p.payload.noteId as string);
-      assert.equal(rung.length, count, 'each once');
-      assert.deepEqual(new Set(rung), ids);
+      await withServerProcesses(
+        2,
+        async ([first, second]) => {
+          const owner = await setupOwner(first!.url);
+          await subscribe(owner, pushService);
+          // More than one tick's claim (CLAIM_LIMIT), so both processes have work in the same ticks.
+          const count = CLAIM_LIMIT + 50;
+          // One-offs: one made after `at` (a slow machine) still rings at once, where a repeat would
+          // wait for its next occurrence.
+          const ids = await remindedNotes(owner, count, { at: iso(Date.now() + 10_000) });
+          await pushService.waitFor(count, 30_000);
+          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          const rung = pushService.received.map((p) => p.payload.noteId as string);
+          assert.equal(rung.length, count, 'each once');
+          assert.deepEqual(new Set(rung), ids);
+          assert.match(second!.output(), /Server listening/);
+        },
+        { envOf: () => PRIVATE_PUSH },
+      );
     } finally {
-      for (const [i, server] of servers.entries()) await server.close({ keepData: i < servers.length - 1 });
       await pushService.close();
+    }
+  });
+});
+
+describe('a server process killed while it pushes a ring', () => {
+  it('does not push that ring again from the next process, and rings on', async () => {
+    const pushService = await startPushService();
+    const dataDir = tempDataDir();
+    const env = {
+      DATA_DIR: dataDir,
+      ...PRIVATE_PUSH,
+      ...(onPostgres ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {}),
+    };
+    const processes: ServerProcess[] = [];
+    try {
+      const dying = await spawnServer(env);
+      processes.push(dying);
+      const owner = await setupOwner(dying.url);
+      await subscribe(owner, pushService);
+      await subscribe(owner, pushService);
+      pushService.holdAnswers(true);
+      await remindedNotes(owner, 1, { at: iso(Date.now() + 1_000) });
+      // Both pushes reached the push service; its answers, and so the ring's delete, never come.
+      await pushService.waitFor(2, 10_000);
+      const exited = once(dying.child, 'exit');
+      dying.child.kill('SIGKILL');
+      await exited;
+      pushService.holdAnswers(false);
+
+      // The next process's clock is past any lease the dead one's ring could still hold.
+      const next = await spawnServer({ ...env, ...skewedClockEnv(3 * MINUTE) });
+      processes.push(next);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      assert.equal(pushService.received.length, 2, 'the ring is not pushed a second time');
+      assert.match(next.output(), /reminder rings whose sending process stopped are not sent again/);
+
+      const again = new TestClient(next.url);
+      for (const [name, value] of owner.cookies) again.cookies.set(name, value);
+      const [noteId] = await remindedNotes(again, 1, { at: iso(Date.now() + 3 * MINUTE) });
+      const received = await pushService.waitFor(4, 10_000);
+      assert.deepEqual(
+        received.slice(2).map((p) => p.payload.noteId),
+        [noteId, noteId],
+      );
+    } finally {
+      for (const server of processes) {
+        const exited = once(server.child, 'exit');
+        if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM');
+        else continue;
+        await exited;
+      }
+      await pushService.close();
+      if (onPostgres) await dropDatabaseOf(dataDir);
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

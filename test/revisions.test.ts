@@ -203,7 +203,8 @@ describe('revision pruning', sqliteOnly, () => {
     const prunes: string[] = [];
     const server = await startServer({
       onQuery: (sql) => {
-        if (sql.startsWith('delete from "note_revisions"')) prunes.push(sql);
+        // The prepared statement of group commit's fast path (src/model/revisions.ts).
+        if (sql.startsWith('DELETE FROM note_revisions')) prunes.push(sql);
       },
     });
     try {
@@ -216,7 +217,7 @@ describe('revision pruning', sqliteOnly, () => {
       try {
         const plan = sqlite
           .prepare(`EXPLAIN QUERY PLAN ${prunes[0]}`)
-          .all(note.id, 0, note.id, 1, REVISIONS_KEPT - 1) as { detail: string }[];
+          .all({ noteId: note.id, before: 0, offset: REVISIONS_KEPT - 1 }) as { detail: string }[];
         const outer = plan[0]!.detail;
         assert.match(outer, /USING INDEX note_revisions_by_age \(note_id=\? AND created_at<\?\)/, outer);
       } finally {

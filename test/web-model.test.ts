@@ -20,7 +20,7 @@ import {
 import { conflictMark, conflictOriginal, displayTitle, resolveConflict } from '../web/src/model/conflicts.js';
 import { addLabel, allLabels, isTagsOnlyLine, labelName, renameLabel } from '../web/src/model/labels.js';
 import { mergeIncoming, movedPosition } from '../web/src/model/liveText.js';
-import { columnCount, masonryColumns } from '../web/src/model/masonry.js';
+import { columnCount, columnLeft, estimatedHeight, gridGeometry } from '../web/src/model/masonry.js';
 import {
   compareNotes,
   SORT_ORDER_STEP,
@@ -353,17 +353,63 @@ describe('small things on screen (issue 30)', () => {
 });
 
 describe('masonry layout', () => {
-  it('fills the shortest column, so the first notes make the top row left to right', () => {
-    const heights: Record<string, number> = { a: 5, b: 1, c: 1, d: 1 };
-    assert.deepEqual(
-      masonryColumns(['a', 'b', 'c', 'd'], 3, (id) => heights[id]!),
-      [['a'], ['b', 'd'], ['c']],
-    );
-  });
-
   it('shows Keep-width columns, and two on a phone', () => {
     assert.equal(columnCount(390), 2);
     assert.equal(columnCount(1024), 4);
+  });
+
+  it('centres Keep-width columns, shares a phone between two, and centres the list', () => {
+    const desktop = gridGeometry(1024, false);
+    assert.deepEqual(desktop, { columns: 4, cardWidth: 240, gap: 16, left: 8 });
+    assert.equal(columnLeft(desktop, 3), 8 + 3 * 256);
+    // The last column ends where the centred grid does.
+    assert.equal(columnLeft(desktop, 3) + desktop.cardWidth, 1024 - 8);
+    const phone = gridGeometry(374, false);
+    assert.deepEqual(phone, { columns: 2, cardWidth: 183, gap: 8, left: 0 });
+    assert.equal(columnLeft(phone, 1) + phone.cardWidth, 374);
+    assert.deepEqual(gridGeometry(1024, true), { columns: 1, cardWidth: 600, gap: 16, left: 212 });
+    assert.deepEqual(gridGeometry(374, true), { columns: 1, cardWidth: 374, gap: 16, left: 0 });
+  });
+
+  it("estimates a card's height from what it shows: wrapped lines up to the card's cap, items, image, chips", () => {
+    const height = (fields: Partial<LocalNote>, width = 240) =>
+      estimatedHeight(note({ title: 'Title', ...fields }), width);
+    const short = height({ content: 'milk' });
+    const wrapped = height({ content: 'a rather longer line of text that wraps over two' });
+    assert.ok(wrapped > short, 'a wrapped line adds a line');
+    assert.ok(height({ content: 'word '.repeat(60) }, 600) < height({ content: 'word '.repeat(60) }, 240));
+    // The card shows 16 lines at most: more text makes it no taller.
+    assert.equal(height({ content: 'line\n'.repeat(40) }), height({ content: 'line\n'.repeat(16) }));
+    assert.ok(height({ content: 'line\n'.repeat(16) }) > height({ content: 'line\n'.repeat(15) }));
+    assert.ok(height({ title: '' }) < height({ title: 'Title' }));
+    const list = height({ checklistMode: true, content: '- [ ] milk\n- [ ] bread\n- [x] eggs' });
+    assert.ok(
+      list > height({ checklistMode: true, content: '- [ ] milk\n- [x] eggs' }),
+      'an open item adds a row',
+    );
+    assert.equal(
+      list,
+      height({ checklistMode: true, content: '- [ ] milk\n- [ ] bread\n- [x] eggs\n- [x] tea' }),
+    );
+    assert.ok(height({ tags: ['work'] }) > height({}), 'chips add a row');
+    // An image's box is as tall as its ratio makes it at the card's width (4:3 when unknown).
+    const image = (width: number | null, imageHeight: number | null) => ({
+      id: 'a',
+      noteId: 'n',
+      filename: 'a.jpg',
+      mimeType: 'image/jpeg',
+      size: 1,
+      thumbnailPath: null,
+      width,
+      height: imageHeight,
+    });
+    const withImages = (...images: ReturnType<typeof image>[]) =>
+      height({ attachments: images } as Partial<LocalNote>);
+    assert.equal(withImages(image(640, 480)) - height({}), 182);
+    assert.equal(withImages(image(null, null)) - height({}), 182);
+    assert.equal(withImages(image(480, 960)) - height({}), 482, 'a tall image at 1:2');
+    // Two share a row of two boxes.
+    assert.equal(withImages(image(640, 480), image(640, 480)) - height({}), 91);
   });
 });
 

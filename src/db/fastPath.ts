@@ -1,5 +1,6 @@
 /**
- * SQLite-only fast paths for the hottest reads (docs/decisions/0017-performance.md). Kysely
+ * SQLite-only fast paths for the hottest reads and writes (docs/decisions/0017-performance.md,
+ * 0037-less-per-write.md). Kysely
  * builds and compiles a query on every call, which cost a by-id read more than SQLite itself
  * did; a store may keep such a read as one statement prepared once per connection and run it
  * on better-sqlite3 directly, beside the Kysely version of the same query. The store tries the
@@ -8,6 +9,11 @@
  * enableFastPathsIn (its own Kysely object), and while a transaction is open on the connection,
  * whose uncommitted writes a read outside it must not see (Kysely then waits for the
  * transaction to end). A test pins each fast path's answers to its Kysely version's.
+ *
+ * Writes take a fast path only inside group commit's transaction (enableFastPathsIn), where
+ * every write of a note runs: the same statements Kysely would run, in the same transaction, so
+ * atomicity and durability are the transaction's as before. test/fast-writes.test.ts pins the
+ * rows they leave to the rows the Kysely versions leave.
  */
 import type SQLite from 'better-sqlite3';
 import type { Compilable } from 'kysely';
@@ -88,7 +94,32 @@ export function fastStatement<Params extends unknown[], Row>(text: string) {
     all(db: Db, ...params: Params): Row[] | undefined {
       return run(db, (statement) => statement.all(...params));
     },
+    /** Runs a statement that returns no rows: its changes, or undefined when `db` has no fast path. */
+    run(db: Db, ...params: Params): SQLite.RunResult | undefined {
+      return run(db, (statement) => statement.run(...params));
+    },
   };
+}
+
+/** How many write statement shapes fastWrite keeps prepared per connection. */
+const WRITE_STATEMENTS = 50;
+const writeStatements = new WeakMap<SQLite.Database, (text: string) => SQLite.Statement<unknown[]>>();
+
+/**
+ * Runs the write statement `text` with positional `params` on the fast path, or answers undefined when `db` has none now. For statements whose text varies with
+ * what they write (an update's column list): prepared once per text and connection.
+ */
+function fastWrite(db: Db, text: string, params: unknown[]): SQLite.RunResult | undefined {
+  const connection = fastConnection(db);
+  if (!connection) return undefined;
+  const { sqlite } = connection;
+  let prepare = writeStatements.get(sqlite);
+  if (!prepare) {
+    prepare = statementCache(WRITE_STATEMENTS, (statement) => sqlite.prepare<unknown[]>(statement));
+    writeStatements.set(sqlite, prepare);
+  }
+  const statement = prepare(text);
+  return timed(connection, text, () => statement.run(...params));
 }
 
 /** How many query shapes fastRows keeps prepared per connection; the least recently used go. */
@@ -117,4 +148,44 @@ export function fastRows(db: Db, query: Compilable): unknown[][] | undefined {
   const { sql, parameters } = query.compile();
   const statement = prepare(sql);
   return timed(connection, sql, () => statement.all(...parameters));
+}
+
+/** Column names as the stores write them; anything else is a programming error, never input. */
+const COLUMN_NAME = /^[a-z_]+$/;
+
+function columnsOf(row: object): string[] {
+  const columns = Object.keys(row);
+  for (const column of columns)
+    if (!COLUMN_NAME.test(column)) throw new Error(`not a column name: ${column}`);
+  return columns;
+}
+
+/**
+ * Inserts `row` into `table` (its own keys are the columns) on the fast path: the row id it
+ * got, or undefined when `db` has none now and the Kysely version must run.
+ */
+export function fastInsert(db: Db, table: string, row: object): { rowid: number } | undefined {
+  if (!fastConnection(db)) return undefined;
+  const columns = columnsOf(row);
+  const text = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+  const result = fastWrite(db, text, Object.values(row));
+  return result && { rowid: Number(result.lastInsertRowid) };
+}
+
+/**
+ * Sets the columns of `patch` on the rows of `table` whose `key` is `value`, on the fast path:
+ * how many rows it changed, or undefined when `db` has none now.
+ */
+export function fastUpdate(
+  db: Db,
+  table: string,
+  patch: object,
+  key: string,
+  value: unknown,
+): { changes: number } | undefined {
+  if (!fastConnection(db)) return undefined;
+  const columns = columnsOf(patch);
+  const text = `UPDATE ${table} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE ${key} = ?`;
+  const result = fastWrite(db, text, [...Object.values(patch), value]);
+  return result && { changes: result.changes };
 }

@@ -1,6 +1,6 @@
 import { NoResultError, type Selectable, sql } from 'kysely';
 import { inJsonList } from '../db/dialect.js';
-import { fastRows, fastStatement } from '../db/fastPath.js';
+import { fastInsert, fastRows, fastStatement, fastUpdate } from '../db/fastPath.js';
 import { keptWhileUnchanged } from '../db/keptReads.js';
 import type { NotesTable } from '../db/schema.js';
 import type { Db } from '../db/types.js';
@@ -174,7 +174,13 @@ export function noteRelationsFast(
   return tags && attachments && { tags: tags.map((tag) => tag.name), attachments };
 }
 
+const noteExistsStatement = fastStatement<[noteId: string], { id: string }>(
+  'SELECT id FROM notes WHERE id = ?',
+);
+
 export async function noteExists(db: Db, noteId: string): Promise<boolean> {
+  const fast = noteExistsStatement.get(db, noteId);
+  if (fast) return fast.row !== undefined;
   const row = await db.selectFrom('notes').select('id').where('id', '=', noteId).executeTakeFirst();
   return row !== undefined;
 }
@@ -297,9 +303,12 @@ export async function notesByIds(db: Db, userId: number, noteIds: readonly strin
 
 /**
  * Inserts the note; only doc_id, which the database assigns, is read back (no trigger changes
- * a notes row, so the rest is what was written).
+ * a notes row, so the rest is what was written). On the fast path doc_id is the row id SQLite
+ * reports (it is the rowid's alias), so nothing is read back at all.
  */
 export async function insertNote(db: Db, note: Omit<NoteRow, 'doc_id'>): Promise<NoteRow> {
+  const fast = fastInsert(db, 'notes', note);
+  if (fast) return { doc_id: fast.rowid, ...note };
   const { doc_id } = await db.insertInto('notes').values(note).returning('doc_id').executeTakeFirstOrThrow();
   return { doc_id, ...note };
 }
@@ -307,12 +316,16 @@ export async function insertNote(db: Db, note: Omit<NoteRow, 'doc_id'>): Promise
 /**
  * Writes `patch` to the note `row` and answers the row as stored: `row` with the patch, since no
  * trigger changes a notes row. Nothing is read back (`RETURNING *` cost ~130 µs an update on
- * SQLite, mostly copying title and content out again).
+ * SQLite, mostly copying title and content out again). On SQLite inside group commit the
+ * statement runs prepared (db/fastPath.ts).
  */
 export async function updateNote(db: Db, row: NoteRow, patch: Partial<Omit<NoteRow, 'doc_id' | 'id'>>) {
-  const query = db.updateTable('notes').set(patch).where('id', '=', row.id);
-  const { numUpdatedRows } = await query.executeTakeFirstOrThrow();
-  if (numUpdatedRows === 0n) throw new NoResultError(query.toOperationNode());
+  // Built only when the fast path does not run: building it is part of what that saves.
+  const query = () => db.updateTable('notes').set(patch).where('id', '=', row.id);
+  const updated =
+    fastUpdate(db, 'notes', patch, 'id', row.id)?.changes ??
+    Number((await query().executeTakeFirstOrThrow()).numUpdatedRows);
+  if (updated === 0) throw new NoResultError(query().toOperationNode());
   return { ...row, ...patch };
 }
 

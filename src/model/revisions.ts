@@ -1,10 +1,12 @@
 import { type Selectable, sql } from 'kysely';
+import { fastInsert, fastStatement } from '../db/fastPath.js';
 import type { NoteRevisionsTable } from '../db/schema.js';
 import type { Db } from '../db/types.js';
 
 type RevisionRow = Selectable<NoteRevisionsTable>;
 
 async function insertRevision(db: Db, revision: RevisionRow): Promise<void> {
+  if (fastInsert(db, 'note_revisions', revision)) return;
   await db.insertInto('note_revisions').values(revision).execute();
 }
 
@@ -17,6 +19,7 @@ async function insertRevision(db: Db, revision: RevisionRow): Promise<void> {
  * revision of the note below that version, reading each row (~490 µs at a few thousand).
  */
 async function pruneRevisions(db: Db, noteId: string, before: number, keep: number): Promise<void> {
+  if (pruneStatement.run(db, { noteId, before, offset: keep - 1 })) return;
   await db
     .deleteFrom('note_revisions')
     .where('note_id', '=', noteId)
@@ -32,6 +35,12 @@ async function pruneRevisions(db: Db, noteId: string, before: number, keep: numb
     )
     .execute();
 }
+
+/** pruneRevisions' statement on SQLite's fast path (db/fastPath.ts): the same SQL as Kysely's. */
+const pruneStatement = fastStatement<[{ noteId: string; before: number; offset: number }], never>(
+  `DELETE FROM note_revisions WHERE note_id = @noteId AND created_at < @before
+     AND +version < (SELECT version FROM note_revisions WHERE note_id = @noteId ORDER BY version DESC LIMIT 1 OFFSET @offset)`,
+);
 
 /** The note's revisions, newest first. */
 export async function revisionsOf(db: Db, noteId: string): Promise<RevisionRow[]> {

@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { engine, inJsonList } from '../db/dialect.js';
+import { fastStatement } from '../db/fastPath.js';
 import type { Db } from '../db/types.js';
 import { type ListedNoteVersion, textBytes } from './notes.js';
 import { tsvectorInput } from './searchText.js';
@@ -97,6 +98,11 @@ export async function searchNotes(
   return result.rows;
 }
 
+// FTS5 answers OR REPLACE by deleting the old document of that rowid: one statement, not two.
+const SQLITE_WRITE_DOCUMENT =
+  'INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?)';
+const writeDocumentStatement = fastStatement<[number, string, string, string], never>(SQLITE_WRITE_DOCUMENT);
+
 /** Writes a note's search document, replacing the one it had. */
 export async function writeSearchDocument(
   db: Db,
@@ -109,10 +115,9 @@ export async function writeSearchDocument(
       ON CONFLICT (doc_id) DO UPDATE SET document = excluded.document`.execute(db);
     return;
   }
-  // FTS5 answers OR REPLACE by deleting the old document of that rowid: one statement, not two.
-  await sql`INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (${docId}, ${doc.title}, ${doc.content}, ${doc.tags})`.execute(
-    db,
-  );
+  const params = [docId, doc.title, doc.content, doc.tags] as const;
+  if (writeDocumentStatement.run(db, ...params)) return;
+  await db.executeQuery(CompiledQuery.raw(SQLITE_WRITE_DOCUMENT, [...params]));
 }
 
 /** Removes the search documents of notes being deleted (notes.doc_id). */

@@ -34,6 +34,11 @@ export interface PushService {
   subscribe(): BrowserSubscription;
   /** Makes this endpoint answer `status` from now on. */
   answer(endpoint: string, status: number): void;
+  /**
+   * While on, pushes are received (and kept) but not answered: the sender waits, as on a slow
+   * push service. Turning it off answers the held ones.
+   */
+  holdAnswers(on: boolean): void;
   /** Resolves once `count` pushes arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedPush[]>;
   close(): Promise<void>;
@@ -71,6 +76,8 @@ export async function startPushService(): Promise<PushService> {
   const received: ReceivedPush[] = [];
   const refused: string[] = [];
   const waiters: (() => void)[] = [];
+  const held: http.ServerResponse[] = [];
+  let holding = false;
   let origin = '';
 
   const server = http.createServer((request, response) => {
@@ -98,7 +105,8 @@ export async function startPushService(): Promise<PushService> {
           at: Date.now(),
         });
         for (const wake of waiters.splice(0)) wake();
-        response.writeHead(201).end();
+        if (holding) held.push(response);
+        else response.writeHead(201).end();
       } catch (error) {
         refused.push((error as Error).message);
         response.writeHead(400).end();
@@ -123,6 +131,10 @@ export async function startPushService(): Promise<PushService> {
     },
     answer(endpoint, status) {
       devices.get(endpoint.replace(/^.*\/push\//, ''))!.status = status;
+    },
+    holdAnswers(on) {
+      holding = on;
+      if (!on) for (const response of held.splice(0)) response.writeHead(201).end();
     },
     async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

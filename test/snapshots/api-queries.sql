@@ -22,16 +22,16 @@ insert into "sessions" ("token_hash", "user_id", "created_at", "expires_at") val
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
-select "id" from "notes" where "id" = ?;
-insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "doc_id";
+SELECT id FROM notes WHERE id = ?;
+INSERT INTO notes (id, owner_id, title, content, color, pinned, archived, trashed, checklist_mode, sort_order, trashed_at, created_at, updated_at, version, field_clock, field_versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
-insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
+INSERT INTO note_tags (note_id, tag_id) SELECT ?, id FROM tags WHERE name IN (SELECT value FROM json_each(?));
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
-insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
+INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- GET /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -41,7 +41,7 @@ SELECT n.*,
    FROM notes n WHERE n.id = @noteId;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- PATCH /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -50,16 +50,16 @@ begin;
 SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
    FROM notes n WHERE n.id = @noteId;
-update "notes" set "content" = ?, "version" = ?, "updated_at" = ?, "field_clock" = ?, "field_versions" = ? where "id" = ?;
+UPDATE notes SET content = ?, version = ?, updated_at = ?, field_clock = ?, field_versions = ? WHERE id = ?;
 select "t"."id", "t"."name" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" = ?;
 delete from "note_tags" where "note_id" = ? and "tag_id" in (SELECT value FROM json_each(?));
 delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists (select "tag_id" from "note_tags" where "tag_id" = "tags"."id");
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
-insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
+INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- PATCH /api/notes/{id} (title, the same hashtags)
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -68,13 +68,13 @@ begin;
 SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
    FROM notes n WHERE n.id = @noteId;
-update "notes" set "title" = ?, "version" = ?, "updated_at" = ?, "field_clock" = ?, "field_versions" = ? where "id" = ?;
+UPDATE notes SET title = ?, version = ?, updated_at = ?, field_clock = ?, field_versions = ? WHERE id = ?;
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
-insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
+INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- GET /api/notes
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -82,7 +82,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -112,7 +112,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?))
     ORDER BY w.score, n.updated_at DESC
     LIMIT ?;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- GET /api/tags
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -138,7 +138,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- POST /api/notes/{id}/attachments
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -183,7 +183,7 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select "n"."id", "n"."doc_id", "n"."version", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.owner_id = ? and "n"."updated_at" >= ? union all select "n"."id", "n"."doc_id", "n"."version", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?) and ("n"."updated_at" >= ? or exists (select "c"."note_id" from "note_collaborators" as "c" where "c"."note_id" = "n"."id" and "c"."user_id" = ? and "c"."added_at" >= ?)) order by "updated_at", "id";
 select "note_id" from "reminders" where "user_id" = ? and "changed_at" >= ?;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 select "n"."id", "n"."doc_id", "n"."owner_id", "n"."title", "n"."content", "n"."color", "n"."pinned", "n"."archived", "n"."trashed", "n"."trashed_at", "n"."checklist_mode", "n"."sort_order", "n"."created_at", "n"."updated_at", "n"."version" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?)) and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?));
 select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "names" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" in (SELECT value FROM json_each(?)) group by "nt"."note_id";
@@ -206,7 +206,7 @@ update "api_keys" set "last_used_at" = ? where "id" = ?;
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
-select count(*) as "rows", sum("revision") as "revisions" from "reminders" where "user_id" = ?;
+SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- DELETE /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s

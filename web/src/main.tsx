@@ -6,6 +6,13 @@ import './styles/app.css';
 // secure contexts (https, localhost); elsewhere the app runs online and says so (App).
 if (import.meta.env.PROD && 'serviceWorker' in navigator) {
   addEventListener('load', () => void navigator.serviceWorker.register('/sw.js'));
+  // A notification's "Done" or "Snooze" made offline is sent now (web/public/reminder-push.js).
+  const sendReminderActions = () =>
+    void navigator.serviceWorker.ready.then((registration) =>
+      registration.active?.postMessage({ type: 'reminder-actions' }),
+    );
+  addEventListener('load', sendReminderActions);
+  addEventListener('online', sendReminderActions);
 }
 
 render(<App />, document.getElementById('app')!);

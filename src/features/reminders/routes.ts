@@ -3,12 +3,14 @@ import { Type } from 'typebox';
 import { actorOf, requestOrigin } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
+  DoneInput,
   EndpointQuery,
   FeedParams,
   FeedUrl,
   ListedReminder,
   PublicKey,
   PushSubscriptionInput,
+  ReminderParams,
 } from './schemas.js';
 
 /** Where the web app opens a note: the link a calendar event and a notification carry. */
@@ -29,6 +31,24 @@ export const reminderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => reminders.list(actorOf(request)),
+  );
+
+  app.post(
+    '/api/reminders/:noteId/done',
+    {
+      schema: {
+        tags,
+        summary:
+          'A notification\'s "Done": removes a one-off reminder that rang at dueAt (a repeat goes on); idempotent',
+        params: ReminderParams,
+        body: DoneInput,
+        response: { 204: { type: 'null', description: 'Done' }, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await reminders.done(actorOf(request), request.params.noteId, request.body.dueAt);
+      return reply.code(204).send(null);
+    },
   );
 
   app.post(

@@ -5,11 +5,12 @@
  * A tick claims at most CLAIM_LIMIT due reminders in one write transaction (on PostgreSQL every
  * write transaction holds the one write lock, db/postgres.ts, so two processes never claim the
  * same one): each moves to its next occurrence after now, and the occurrence that rang becomes a
- * ring row. Missed occurrences (the server was down) ring once. Then the rings are sent: each
- * ring is leased (claimed_until) to the process sending it, pushed to every subscription of its
- * user and deleted; a process that dies while sending leaves it to be sent again once the lease
- * runs out. So a ring is lost never, and sent twice only if a process dies between a push service's
- * answer and the delete.
+ * ring row. Missed occurrences (the server was down) ring once. Then the rings are sent, at most
+ * once: a ring is taken (claimed_until set) in a committed write before its push leaves, pushed
+ * to every subscription of its user and deleted. A ring taken by a process that died while
+ * sending it is never sent again (its pushes may have been delivered: a reminder must not ring
+ * twice); the next tick deletes it and says so in the log. A ring not yet taken when a process
+ * dies is sent by the next tick of any process.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
@@ -23,8 +24,11 @@ import * as store from './store.js';
 
 /** Due reminders claimed per tick, and rings sent per tick: bounded work (decision 0006). */
 export const CLAIM_LIMIT = 100;
-/** How long a process may take to send a ring before another may send it. */
-const RING_LEASE_MS = 60_000;
+/**
+ * A taken ring still there this long after (longer than a push may take, push.ts) was being sent
+ * by a process that stopped: it is deleted unsent.
+ */
+const ABANDONED_AFTER_MS = 60_000;
 /** Often enough to push within the 5 s the contract gives. */
 const TICK_MS = 1_000;
 
@@ -49,7 +53,8 @@ export function createReminderScheduler({ db, clock, log, push }: SchedulerDeps)
         : await db
             .selectFrom('reminder_rings')
             .select('id')
-            .where('claimed_until', '<=', now)
+            // Not taken (0), or taken by a process that stopped.
+            .where('claimed_until', '<=', now - ABANDONED_AFTER_MS)
             .limit(1)
             .executeTakeFirst();
     return found !== undefined;
@@ -73,7 +78,9 @@ export function createReminderScheduler({ db, clock, log, push }: SchedulerDeps)
             repeat: reminder.repeat as Repeat,
             timeZone: reminder.time_zone,
           };
+          // In the trash: the occurrence passes silently; a repeat rings again if the note is restored.
           await store.advanceReminder(trx, reminder, occurrenceFrom(schedule, now, true), now);
+          if (reminder.trashed) continue;
           await trx
             .insertInto('reminder_rings')
             .values({
@@ -92,24 +99,38 @@ export function createReminderScheduler({ db, clock, log, push }: SchedulerDeps)
     );
   }
 
-  /** Leases up to CLAIM_LIMIT rings no live process is sending, with their subscriptions. */
-  async function leaseRings() {
+  /**
+   * Takes up to CLAIM_LIMIT rings nobody took, and deletes those whose process stopped while
+   * sending them (at most once: they are not sent again).
+   */
+  async function takeRings() {
     if (!(await anything('reminder_rings', clock.now()))) return [];
     return transaction(
       db,
       async (trx) => {
         const now = clock.now();
+        const abandoned = await trx
+          .deleteFrom('reminder_rings')
+          .where('claimed_until', '>', 0)
+          .where('claimed_until', '<=', now - ABANDONED_AFTER_MS)
+          .executeTakeFirst();
+        if (abandoned.numDeletedRows > 0n) {
+          log.warn(
+            { rings: Number(abandoned.numDeletedRows) },
+            'reminder rings whose sending process stopped are not sent again',
+          );
+        }
         const rings = await trx
           .selectFrom('reminder_rings')
           .selectAll()
-          .where('claimed_until', '<=', now)
+          .where('claimed_until', '=', 0)
           .orderBy('due_at')
           .limit(CLAIM_LIMIT)
           .execute();
         if (rings.length === 0) return [];
         await trx
           .updateTable('reminder_rings')
-          .set({ claimed_until: now + RING_LEASE_MS })
+          .set({ claimed_until: now })
           .where(
             'id',
             'in',
@@ -122,7 +143,7 @@ export function createReminderScheduler({ db, clock, log, push }: SchedulerDeps)
     );
   }
 
-  async function send(ring: Awaited<ReturnType<typeof leaseRings>>[number]): Promise<void> {
+  async function send(ring: Awaited<ReturnType<typeof takeRings>>[number]): Promise<void> {
     const subscriptions = await db
       .selectFrom('push_subscriptions')
       .select(['endpoint', 'p256dh', 'auth'])
@@ -151,7 +172,7 @@ export function createReminderScheduler({ db, clock, log, push }: SchedulerDeps)
     /** One round: claim what is due, send what rang. Returns the numbers, for tests. */
     async tick(): Promise<{ due: number; sent: number }> {
       const due = await claimDue();
-      const rings = await leaseRings();
+      const rings = await takeRings();
       await Promise.all(rings.map(send));
       return { due, sent: rings.length };
     },

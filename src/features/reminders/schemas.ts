@@ -24,6 +24,16 @@ export const PushSubscriptionInput = Type.Object({
 });
 export type PushSubscriptionInput = Static<typeof PushSubscriptionInput>;
 
+export const ReminderParams = Type.Object({
+  noteId: Type.String({ format: 'uuid' }),
+});
+
+/** A notification's "Done": the occurrence it showed. */
+export const DoneInput = Type.Object({
+  dueAt: Type.String({ format: 'date-time', description: 'The dueAt of the push the notification showed' }),
+});
+export type DoneInput = Static<typeof DoneInput>;
+
 export const EndpointQuery = Type.Object({
   endpoint: Type.String({ minLength: 1, maxLength: 2048 }),
 });

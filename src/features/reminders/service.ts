@@ -116,6 +116,28 @@ export function createRemindersService({ db, clock, allowPrivateEndpoints }: Rem
       await write(actor, noteId, null);
     },
 
+    /**
+     * A notification's "Done" (docs/reminders.md): a one-off reminder that rang at `dueAt` is
+     * removed from the note; a repeat, or a reminder changed since that ring, stays as it is. So
+     * the same "Done" sent again, or late (queued offline), changes nothing more.
+     */
+    async done(actor: Actor, noteId: string, dueAt: string): Promise<void> {
+      requireWriteScope(actor);
+      const id = noteId.toLowerCase();
+      const rang = Date.parse(dueAt);
+      await transaction(
+        db,
+        async (trx) => {
+          await requireNoteAccess(trx, actor, id, 'read');
+          const [row] = await store.remindersOf(trx, actor.userId, [id]);
+          if (row?.repeat !== 'none' || row.next_at !== null || row.at !== rang) return;
+          const now = clock.now();
+          await writeReminderInput(trx, { noteId: id, userId: actor.userId }, null, now, now);
+        },
+        { group: true },
+      );
+    },
+
     /** The caller's reminders on notes they see and have not trashed, next to ring first. */
     async list(actor: Actor): Promise<ListedReminder[]> {
       const rows = await store.listReminders(db, actor.userId);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { inJsonList } from '../../db/dialect.js';
+import { fastStatement } from '../../db/fastPath.js';
 import { noteChangedFor } from '../../db/noteChanges.js';
 import type { RemindersTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
@@ -77,12 +78,23 @@ export async function remindersOf(
  * revisions. A change raises a revision, so the sum; rows go only with their note, which
  * changes the list the stamp goes with (decision 0034).
  */
+/**
+ * reminderStamp's statement on SQLite's fast path (db/fastPath.ts): every note answer asks it,
+ * reads and writes alike.
+ */
+const reminderStampStatement = fastStatement<[userId: number], { rows: number; revisions: number | null }>(
+  'SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?',
+);
+
 export async function reminderStamp(db: Db, userId: number): Promise<{ rows: number; revisions: number }> {
-  const row = await db
-    .selectFrom('reminders')
-    .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.sum<number>('revision').as('revisions')])
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+  const fast = reminderStampStatement.get(db, userId);
+  const row = fast
+    ? fast.row
+    : await db
+        .selectFrom('reminders')
+        .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.sum<number>('revision').as('revisions')])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
   return { rows: Number(row?.rows ?? 0), revisions: Number(row?.revisions ?? 0) };
 }
 
@@ -121,7 +133,9 @@ export async function reminderNotesChangedSince(db: Db, userId: number, since: n
 
 interface DueReminder extends ReminderRow {
   title: string;
-  /** The note is trashed or its user no longer sees it: the reminder is cancelled. */
+  /** The note is in the trash: the reminder does not ring, and comes back if the note is restored. */
+  trashed: boolean;
+  /** Its user no longer sees the note: the reminder is cancelled. */
   cancelled: boolean;
 }
 
@@ -139,7 +153,8 @@ export async function dueReminders(db: Db, now: number, limit: number): Promise<
     .execute();
   return rows.map(({ trashed, seen, ...row }) => ({
     ...(row as ReminderRow & { title: string }),
-    cancelled: Number(trashed) === 1 || !seen,
+    trashed: Number(trashed) === 1,
+    cancelled: !seen,
   }));
 }
 

@@ -19,10 +19,18 @@ function isTyping(target: EventTarget | null): boolean {
   );
 }
 
+/**
+ * Focuses the note's card. The grid is virtual (decision 0041) but always renders the focused
+ * note's card: one off screen is in the page once the grid has rendered again, and focusing it
+ * scrolls it into view.
+ */
 function focusCard(id: string | undefined): void {
   if (!id) return;
   focused.value = id;
-  document.querySelector<HTMLElement>(`article[data-note-id="${id}"]`)?.focus();
+  const card = () => document.querySelector<HTMLElement>(`article[data-note-id="${CSS.escape(id)}"]`);
+  const found = card();
+  if (found) found.focus();
+  else requestAnimationFrame(() => card()?.focus());
 }
 
 /** The notes the action keys act on: the selection, else the focused card. */

@@ -1,44 +1,47 @@
 import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/adapter';
 import { useSignal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
+import { defaultRangeExtractor, type Range, type VirtualItem } from '@tanstack/virtual-core';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { moveNote } from '../app/actions.js';
 import { takeNewCards, whenNewCardRoom } from '../app/frameBudget.js';
 import { focused, layout, selection } from '../app/state.js';
-import { columnCount, estimatedLines, masonryColumns } from '../model/masonry.js';
+import { columnLeft, estimatedHeight, gridGeometry } from '../model/masonry.js';
 import type { LocalNote } from '../sync/index.js';
 import { NoteCard } from './NoteCard.js';
+import { useWindowVirtualizer, type WindowVirtualizer } from './windowVirtualizer.js';
 
 /**
- * Cards rendered at first (about a screenful on a desktop) and added per step as the end of the
- * grid nears: 10,000 cards in the DOM take seconds, and a keystroke that changes the results lays
- * out and diffs every card on the page (decision 0018).
+ * Rows rendered beyond the screen, above and below: Tab and Shift+Tab from a card on the screen's
+ * edge reach the next card, and a scroll finds its next row built (decision 0041).
  */
-const PAGE = 16;
-/**
- * The next page is added while the end of the grid is less than a viewport's height below the
- * viewport, or anywhere above it: a jump past the end (End, a fling, the scrollbar dragged)
- * never sees the end intersect the viewport itself.
- */
-const AHEAD = '1000000px 0px 100% 0px';
+const OVERSCAN_ROWS = 2;
+
 interface Props {
   notes: LocalNote[];
-  /** Which view and search the notes are the answer to: a new one starts again at the first page. */
+  /** Which view and search the notes are the answer to: a new one is laid out anew. */
   view: string;
   reorderable?: boolean;
 }
 
 /**
- * Notes as a masonry grid (or one column in list view), rendered a page at a time. A reorderable
- * grid is one section (Pinned or Others) of the whole list: a card dropped on another takes its
- * place, before it when moved up, after it when moved down.
+ * Notes as a masonry grid (or one column in list view), virtual: only the cards near the screen
+ * are in the page (decision 0041), in display order, each placed in the shortest column so far.
+ * A reorderable grid is one section (Pinned or Others) of the whole list: a card dropped on
+ * another takes its place, before it when moved up, after it when moved down.
  */
 export function NoteGrid({ notes, view, reorderable = false }: Props) {
   const section = useRef(notes);
   section.current = notes;
+  /** The note being dragged: its card stays in the page while the drag scrolls it away. */
+  const dragged = useSignal<string | null>(null);
   useEffect(() => {
     if (!reorderable) return;
     return monitorForElements({
+      onDragStart: ({ source }) => {
+        dragged.value = source.data.noteId as string;
+      },
       onDrop: ({ source, location }) => {
+        dragged.value = null;
         const notes = section.current;
         const target = location.current.dropTargets[0]?.data.noteId;
         const from = notes.findIndex((note) => note.id === source.data.noteId);
@@ -51,85 +54,141 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
     });
   }, [reorderable]);
   const container = useRef<HTMLDivElement>(null);
-  const sentinel = useRef<HTMLDivElement>(null);
   const width = useSignal(1024);
-  const page = useRef({ view, size: PAGE });
-  /** The cards of the last render: in a new view none count, as a card that changes column is built again. */
-  const onScreen = useRef<ReadonlySet<string>>(new Set());
-  if (page.current.view !== view) {
-    page.current = { view, size: PAGE };
-    onScreen.current = new Set();
-  }
-  const size = page.current.size;
-  /** Bumped to render again: the next new cards of the page, or the next page. */
+  /** The grid's top in the document: the virtual list works in the window's scroll. */
+  const top = useSignal(0);
+  /** The cards of the last render: in a new view none count, as the layout starts again. */
+  const onScreen = useRef<{ view: string; ids: ReadonlySet<string> }>({ view, ids: new Set() });
+  if (onScreen.current.view !== view) onScreen.current = { view, ids: new Set() };
+  /** Bumped to render again: the next new cards. */
   const renders = useSignal(0);
   renders.value;
 
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const observer = new ResizeObserver(([entry]) => {
+    const resized = new ResizeObserver(([entry]) => {
       if (entry) width.value = entry.contentRect.width;
     });
-    observer.observe(element);
-    return () => observer.disconnect();
+    resized.observe(element);
+    // What is above the grid (the composer opening, the Pinned section growing) moves it, and
+    // the page's height changes with it. Read there, where layout is done: read after each render
+    // it forced a layout per render (a fifth of a scroll's main thread).
+    const moved = new ResizeObserver(() => (top.value = topOf(element)));
+    moved.observe(document.body);
+    return () => {
+      resized.disconnect();
+      moved.disconnect();
+    };
   }, []);
 
-  const visible = withNewCardsPerFrame(notes.slice(0, size), onScreen.current, view);
+  const geometry = gridGeometry(width.value, layout.value === 'list');
+  const keys = useMemo(
+    () => ({
+      getItemKey: (index: number) => notes[index]!.id,
+      estimateSize: (index: number) => estimatedHeight(notes[index]!, geometry.cardWidth),
+    }),
+    [notes, geometry.cardWidth],
+  );
+  const rangeExtractor = useKeptCards(notes, dragged.value);
+  const virtualizer = useWindowVirtualizer(
+    {
+      count: notes.length,
+      ...keys,
+      lanes: geometry.columns,
+      gap: geometry.gap,
+      overscan: OVERSCAN_ROWS,
+      scrollMargin: top.value,
+      rangeExtractor,
+      // A card keeps the column it was measured in: measured cards never change columns, the
+      // ones not yet measured go to the shortest column by what is known.
+      laneAssignmentMode: 'measured',
+    },
+    view,
+  );
+  useNewCardWidth(virtualizer, geometry.cardWidth);
+
+  const items = withNewCardsPerFrame(virtualizer.getVirtualItems(), notes, onScreen.current.ids, view);
+  const wanted = virtualizer.getVirtualItems().length;
   useEffect(() => {
-    onScreen.current = new Set(visible.map((note) => note.id));
-    if (visible.length === Math.min(size, notes.length)) return;
+    onScreen.current = { view, ids: new Set(items.map((item) => notes[item.index]!.id)) };
+    if (items.length === wanted) return;
     // Effects run once this render is painted: the next cards as soon as a frame has room.
     return whenNewCardRoom(view, () => renders.value++);
   });
-  const hasMore = visible.length === size && size < notes.length;
-  // Observed again for each page: an observer reports at once whether the end is near, so pages
-  // follow one another until it is a viewport away (the same element would report no change).
-  useEffect(() => {
-    const element = sentinel.current;
-    if (!hasMore || !element) return;
-    const observer = new IntersectionObserver(
-      ([entry]) => {
-        if (!entry?.isIntersecting || page.current.size !== size) return;
-        page.current.size += PAGE;
-        renders.value++;
-      },
-      { rootMargin: AHEAD },
-    );
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, [hasMore, size]);
-  const columns = layout.value === 'list' ? 1 : columnCount(width.value);
-  const placed = masonryColumns(visible, columns, estimatedLines);
   const selected = selection.value;
   return (
-    <div class={`grid ${layout.value}`} ref={container}>
-      <div class="columns">
-        {placed.map((column, index) => (
-          <div class="column" key={index}>
-            {column.map((note) => (
-              <NoteCard
-                key={note.id}
-                note={note}
-                selected={selected.has(note.id)}
-                isFocused={focused.value === note.id}
-                reorderable={reorderable}
-              />
-            ))}
+    <div class={`grid ${layout.value}`} ref={container} style={{ height: `${virtualizer.getTotalSize()}px` }}>
+      {items.map((item) => {
+        const note = notes[item.index]!;
+        return (
+          <div
+            key={note.id}
+            class="slot"
+            data-index={item.index}
+            ref={virtualizer.measureElement}
+            style={{
+              width: `${geometry.cardWidth}px`,
+              transform: `translate(${columnLeft(geometry, item.lane)}px, ${item.start - top.value}px)`,
+            }}
+          >
+            <NoteCard
+              note={note}
+              selected={selected.has(note.id)}
+              isFocused={focused.value === note.id}
+              reorderable={reorderable}
+            />
           </div>
-        ))}
-      </div>
-      {/* Scrolling near the end asks for the next page, once this one is all on screen. */}
-      {hasMore && <div ref={sentinel} class="sentinel" />}
+        );
+      })}
     </div>
   );
 }
 
-/** The first `page` notes up to the first new card (not on screen) this frame has no room for. */
-function withNewCardsPerFrame(page: LocalNote[], onScreen: ReadonlySet<string>, view: string): LocalNote[] {
-  const isNew = (note: LocalNote) => !onScreen.has(note.id);
-  const room = takeNewCards(view, page.filter(isNew).length);
+function topOf(element: HTMLElement): number {
+  return Math.round(element.getBoundingClientRect().top + window.scrollY);
+}
+
+/**
+ * The cards kept in the page wherever the screen is: the focused note's (so focus never falls to
+ * the page when it scrolls away, and j/k, Enter and closing the editor find it) with its
+ * neighbours (where focus goes when it leaves the view), and the one being dragged.
+ */
+function useKeptCards(notes: LocalNote[], dragged: string | null): (range: Range) => number[] {
+  const focusedAt = notes.findIndex((note) => note.id === focused.value);
+  const draggedAt = dragged === null ? -1 : notes.findIndex((note) => note.id === dragged);
+  const around = focusedAt < 0 ? [] : [focusedAt - 1, focusedAt, focusedAt + 1];
+  const kept = [...around, draggedAt].filter((index) => index >= 0 && index < notes.length);
+  return useMemo(
+    () => (range: Range) => {
+      const indexes = defaultRangeExtractor(range);
+      const extra = kept.filter((index) => !indexes.includes(index));
+      return extra.length === 0 ? indexes : [...new Set([...indexes, ...extra])].sort((a, b) => a - b);
+    },
+    [kept.join(',')],
+  );
+}
+
+/**
+ * Cards of a new width have new heights: what was measured at the old width is forgotten (the
+ * cards on screen are measured again as they resize).
+ */
+function useNewCardWidth(virtualizer: WindowVirtualizer, cardWidth: number): void {
+  const last = useRef(cardWidth);
+  if (last.current === cardWidth) return;
+  last.current = cardWidth;
+  virtualizer.measure();
+}
+
+/** The items already on screen, and the first new ones this frame has room for (frameBudget.ts). */
+function withNewCardsPerFrame(
+  items: VirtualItem[],
+  notes: LocalNote[],
+  onScreen: ReadonlySet<string>,
+  view: string,
+): VirtualItem[] {
+  const isNew = (item: VirtualItem) => !onScreen.has(notes[item.index]!.id);
+  const room = takeNewCards(view, items.filter(isNew).length);
   let added = 0;
-  const end = page.findIndex((note) => isNew(note) && added++ === room);
-  return end < 0 ? page : page.slice(0, end);
+  return items.filter((item) => !isNew(item) || added++ < room);
 }

@@ -10,6 +10,7 @@ import {
   useBlobUrl,
 } from '../app/media.js';
 import { engine } from '../app/state.js';
+import { imageBoxRatio } from '../model/imageBox.js';
 import type { LocalNote, ServerAttachment } from '../sync/index.js';
 import type { QueuedUpload } from '../sync/mediaDatabase.js';
 import { IconButton } from './IconButton.js';
@@ -35,13 +36,9 @@ export function NoteImages({ note, large = false }: { note: LocalNote; large?: b
   );
 }
 
-/** Between 1:2 and 3:1: a long screenshot or panorama is cropped to fit rather than a strip. */
-const MIN_RATIO = 1 / 2;
-const MAX_RATIO = 3;
-
 function boxStyle(width: number | null | undefined, height: number | null | undefined) {
-  if (!width || !height) return undefined;
-  return { aspectRatio: String(Math.min(Math.max(width / height, MIN_RATIO), MAX_RATIO)) };
+  const ratio = imageBoxRatio(width, height);
+  return ratio === null ? undefined : { aspectRatio: String(ratio) };
 }
 
 function ServerImage({
