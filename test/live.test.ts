@@ -4,10 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { CHANNEL } from '../src/features/live/bus.js';
 import { createApiKey, createUserClient, setupOwner, TestClient } from './helpers/client.js';
-import { type EventStream, idsOf, naming, openEvents } from './helpers/events.js';
+import { type EventStream, idsOf, naming, openEvents, type ReceivedEvent } from './helpers/events.js';
 import { onPostgres } from './helpers/postgres.js';
 import { privateRedisMissing, startPrivateRedis, testRedisUrl } from './helpers/redis.js';
-import { startServer, type TestServer, waitFor, withServerProcesses } from './helpers/server.js';
+import { ManualClock, startServer, type TestServer, waitFor, withServerProcesses } from './helpers/server.js';
 
 /** Long enough for a hint that would come (they come within milliseconds on loopback). */
 const QUIET_MS = 400;
@@ -151,6 +151,59 @@ describe('GET /api/events', () => {
     aliceStream.close();
   });
 
+  it("tells a user's devices of a change to their own reminder, and nobody else", async () => {
+    const noteId = await createNote(owner, 'plants');
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: alice.userId });
+    const aliceStream = await open(alice.client);
+    const ownerStream = await open(owner);
+    await sleep(QUIET_MS);
+    const ownerHeard = ownerStream.text().length;
+    const set = await alice.client.patch(`/api/notes/${noteId}`, {
+      reminder: { at: '2031-01-01T09:00:00Z', repeat: 'weekly', timeZone: 'Europe/Berlin' },
+    });
+    assert.equal(set.status, 200, set.text);
+    await aliceStream.next(naming(noteId));
+    await sleep(QUIET_MS);
+    assert.ok(!ownerStream.text().slice(ownerHeard).includes(noteId), "the owner heard of Alice's reminder");
+    aliceStream.close();
+    ownerStream.close();
+  });
+
+  it("tells a note's other users who opened and closed it (presence), and nobody else", async () => {
+    const noteId = await createNote(owner, 'who is here');
+    await owner.post(`/api/notes/${noteId}/collaborators`, { userId: alice.userId });
+    const aliceStream = await open(alice.client);
+    const ownerStream = await open(owner);
+    const strangerStream = await open(stranger.client);
+    const me = (await owner.get('/api/users/me')).body;
+    const presenceOf = (here: boolean) => (event: ReceivedEvent) =>
+      event.event === 'presence' && JSON.parse(event.data).here === here;
+    assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: true })).status, 204);
+    const arrived = await aliceStream.next(presenceOf(true));
+    assert.ok(arrived.id, 'every event has an id');
+    assert.deepEqual(JSON.parse(arrived.data), { noteId, userId: me.id, name: me.displayName, here: true });
+    assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: false })).status, 204);
+    await aliceStream.next(presenceOf(false));
+    // Not to the announcer's own streams, never to a stranger, and a stranger cannot announce.
+    const refused = await stranger.client.post(`/api/notes/${noteId}/presence`, { here: true });
+    assert.equal(refused.status, 404);
+    assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: 'yes' })).status, 400);
+    const { key } = await createApiKey(owner, ['notes:read']);
+    const readOnly = await owner.post(
+      `/api/notes/${noteId}/presence`,
+      { here: true },
+      {
+        headers: { authorization: `Bearer ${key}`, cookie: '' },
+      },
+    );
+    assert.equal(readOnly.body.code, 'insufficient_scope', readOnly.text);
+    await sleep(QUIET_MS);
+    assert.ok(!ownerStream.events.some((event) => event.event === 'presence'), 'told the announcer');
+    await heardNothingOf(strangerStream, noteId);
+    assert.ok(!aliceStream.events.some((event) => event.data.includes(`"userId":${stranger.userId}`)));
+    for (const stream of [aliceStream, ownerStream, strangerStream]) stream.close();
+  });
+
   it('ends a stream within seconds of its key being revoked or its session ending', async () => {
     const { id, key } = await createApiKey(alice.client);
     const byKey = await open(server.url, { authorization: `Bearer ${key}` });
@@ -239,6 +292,32 @@ describe('GET /api/events: the server-wide limit', () => {
   });
 });
 
+describe('GET /api/events: reminders ringing', () => {
+  it("tells the user's devices when their reminder rang and moved on to its next time", async () => {
+    const clock = new ManualClock(Date.parse('2031-06-01T08:00:00Z'));
+    const server = await startServer({ clock });
+    try {
+      const owner = await setupOwner(server.url);
+      const created = await owner.post('/api/notes', {
+        title: 'water the plants',
+        reminder: { at: '2031-06-01T08:10:00Z', repeat: 'daily', timeZone: 'UTC' },
+      });
+      assert.equal(created.status, 201, created.text);
+      const stream = await openEvents(owner);
+      await sleep(QUIET_MS);
+      const from = stream.events.length;
+      clock.advance(10 * 60_000);
+      await stream.next(naming(created.body.id), 5_000, from);
+      const pulled = await owner.get<{ id: string; reminder: { nextAt: string } }[]>('/api/sync?since=0');
+      const note = pulled.body.find((n) => n.id === created.body.id)!;
+      assert.equal(note.reminder.nextAt, '2031-06-02T08:10:00.000Z');
+      stream.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 /**
  * Two server processes on one PostgreSQL database: a write on one reaches the streams held by
  * the other, through LISTEN/NOTIFY, or through Redis pub/sub with REDIS_URL.
@@ -271,6 +350,9 @@ for (const bus of ['PostgreSQL LISTEN/NOTIFY', 'Redis pub/sub'] as const) {
             const from = aliceStream.events.length;
             await edit(owner, noteId, 'tick');
             await aliceStream.next(naming(noteId), 3_000, from);
+            // Presence announced on one process reaches the collaborator on the other.
+            assert.equal((await owner.post(`/api/notes/${noteId}/presence`, { here: true })).status, 204);
+            await aliceStream.next((event) => event.event === 'presence' && event.data.includes(noteId));
             if (redis) {
               // Another deployment on the same Redis (or anyone who can publish there) names the
               // note with Mallory's id: she holds no tombstone of it, so she hears nothing.

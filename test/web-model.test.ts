@@ -23,6 +23,7 @@ import {
 } from '../web/src/model/checklist.js';
 import { conflictMark, conflictOriginal, displayTitle, resolveConflict } from '../web/src/model/conflicts.js';
 import { addLabel, allLabels, isTagsOnlyLine, labelName, renameLabel } from '../web/src/model/labels.js';
+import { mergeIncoming, movedPosition } from '../web/src/model/liveText.js';
 import { columnCount, columnLeft, estimatedHeight, gridGeometry } from '../web/src/model/masonry.js';
 import {
   compareNotes,
@@ -30,6 +31,7 @@ import {
   sortOrderOnTop,
   sortOrdersForMove,
 } from '../web/src/model/ordering.js';
+import { LAPSES_AFTER_MS, presenceText, withoutLapsed, withPresence } from '../web/src/model/presence.js';
 import { noteMatcher, searchAsYouType } from '../web/src/model/search.js';
 import type { LocalNote } from '../web/src/sync/index.js';
 
@@ -610,5 +612,59 @@ describe('new cards per frame (decision 0018)', () => {
     cancel();
     await paintThenRunTasks(() => {});
     assert.equal(added, 3);
+  });
+});
+
+describe('a change from elsewhere in the open editor (issue 28)', () => {
+  const line = fc.stringMatching(/^[a-z ]{0,8}$/);
+  it('keeps the caret in its place in the text: a change after it leaves it, one before it moves it along', () => {
+    fc.assert(
+      fc.property(line, line, line, line, fc.nat(), (before, typed, after, changed, at) => {
+        // The caret sits in `typed`, a line of its own between two lines changed elsewhere.
+        const text = `${before}\n${typed}\n${after}`;
+        const caret = before.length + 1 + (at % (typed.length + 1));
+        const below = `${before}\n${typed}\n${changed}`;
+        assert.equal(movedPosition(text, below, caret), caret);
+        const above = `${changed}\n${typed}\n${after}`;
+        const moved = movedPosition(text, above, caret);
+        assert.equal(moved, caret + changed.length - before.length);
+        assert.equal(
+          above.slice(moved - (caret - before.length - 1), moved),
+          typed.slice(0, caret - before.length - 1),
+        );
+      }),
+    );
+  });
+
+  it('merges the incoming text with unsaved typing line by line; a clash keeps the typing', () => {
+    assert.equal(mergeIncoming('a\nb', 'a\nb', 'a\nB'), 'a\nB');
+    assert.equal(mergeIncoming('a\nb\nc', 'A\nb\nc', 'a\nb\nC'), 'A\nb\nC');
+    assert.equal(mergeIncoming('a\nb', 'a!\nb', 'a?\nb'), 'a!\nb');
+  });
+});
+
+describe('who else has a note open (issue 28)', () => {
+  const event = (userId: number, name: string, here: boolean) => ({
+    noteId: '00000000-0000-4000-8000-000000000001',
+    userId,
+    name,
+    here,
+  });
+  it('names who is here, tells who just arrived, forgets who left or stopped saying so', () => {
+    let state = withPresence(new Map(), event(2, 'Alice', true), 1_000);
+    assert.equal(state.arrived, true);
+    assert.equal(presenceText(state.here), 'Alice is here');
+    state = withPresence(state.here, event(2, 'Alice', true), 2_000);
+    assert.equal(state.arrived, false, 'said again: not new');
+    state = withPresence(state.here, event(3, 'Bob', true), 3_000);
+    state = withPresence(state.here, event(4, 'Carol', true), 3_000);
+    assert.equal(presenceText(state.here), 'Alice, Bob and Carol are here');
+    state = withPresence(state.here, event(3, 'Bob', false), 4_000);
+    assert.equal(state.arrived, false);
+    assert.equal(presenceText(state.here), 'Alice and Carol are here');
+    const lapsed = withoutLapsed(state.here, 2_000 + LAPSES_AFTER_MS);
+    assert.equal(presenceText(lapsed), 'Carol is here', "Alice's claim lapsed");
+    assert.equal(withoutLapsed(lapsed, 0), lapsed);
+    assert.equal(presenceText(withoutLapsed(lapsed, 3_000 + LAPSES_AFTER_MS)), '');
   });
 });

@@ -771,16 +771,19 @@ describe('web sync engine: when it syncs', () => {
   const server = useServer();
   const owner = useOwner(server);
 
-  it('pulls at start, every 30 s while visible, on focus and online; pushes 1 s after the last edit', async () => {
+  it('with the live stream refused: pulls at start, every 30 s while visible, on focus and online; pushes 1 s after the last edit', async () => {
     const userId = await userIdOf(owner);
     const timers = new ManualTimers();
-    const recorder = recordingFetch(fetchAs(owner));
+    const recorder = recordingFetch(refusingEvents(fetchAs(owner)));
     const document = { visibilityState: 'visible' as DocumentVisibilityState, ...eventTarget() };
     const window = eventTarget();
     const device = await openDevice(owner, userId, { timers, fetch: recorder.fetch, document, window });
     const pulls = () => recorder.requests.filter((r) => r.path.startsWith('/api/sync?')).length;
+    const streams = () => recorder.requests.filter((r) => r.path === '/api/events').length;
     await syncFinished(device.engine);
     assert.equal(pulls(), 1, 'at start');
+    await eventually(() => assert.ok(retryTimer(timers), 'the stream is tried again later'));
+    assert.equal(streams(), 1);
     timers.fire(30_000);
     await syncFinished(device.engine);
     assert.equal(pulls(), 2, 'every 30 s');
@@ -795,6 +798,7 @@ describe('web sync engine: when it syncs', () => {
     window.dispatch('online');
     await syncFinished(device.engine);
     assert.equal(pulls(), 5, 'visible again, focus, online');
+    assert.equal(streams(), 2, 'back online: the stream is tried again at once');
     window.dispatch('offline');
     assert.equal(device.engine.status().phase, 'offline');
     const note = await device.engine.create({ title: 'a' });
@@ -807,7 +811,84 @@ describe('web sync engine: when it syncs', () => {
     await device.engine.close();
     assert.equal(timers.pending.size, 0, 'close stops the timers');
   });
+
+  // No timer of the engine runs here (ManualTimers, none fired): a note that arrives came by a hint.
+  it('with the live stream up: pulls on a hint, not on a timer; after a drop, polls and reconnects with Last-Event-ID', async () => {
+    const userId = await userIdOf(owner);
+    const timers = new ManualTimers();
+    const streams = droppableEvents(fetchAs(owner));
+    const device = await openDevice(owner, userId, { timers, fetch: streams.fetch });
+    await eventually(() => assert.equal(streams.open(), 1));
+    await eventually(() => assert.equal(device.engine.status().phase, 'idle'));
+    assert.equal(pollTimers(timers), 0, 'no polling while the stream is up');
+
+    const elsewhere = await owner.post('/api/notes', { title: 'from another device', content: '' });
+    await eventually(() => assert.ok(device.engine.notes().has(elsewhere.body.id)));
+    assert.equal(pollTimers(timers), 0);
+
+    // The stream drops: the slow poll runs while it is down, and the stream comes back with the
+    // last event's id; what changed meanwhile arrives.
+    streams.drop();
+    await eventually(() => assert.ok(retryTimer(timers)));
+    assert.equal(pollTimers(timers), 1, 'polling while the stream is down');
+    const meanwhile = await owner.post('/api/notes', { title: 'while it was down', content: '' });
+    fireRetry(timers);
+    await eventually(() => assert.equal(streams.open(), 1));
+    assert.match(streams.lastEventIds.at(-1) ?? '', /^[\w-]+\.\d+$/, 'reconnects with Last-Event-ID');
+    await eventually(() => assert.ok(device.engine.notes().has(meanwhile.body.id)));
+    assert.equal(pollTimers(timers), 0, 'no polling once it is back');
+    await device.engine.close();
+    assert.equal(timers.pending.size, 0, 'close stops the timers');
+    await eventually(() => assert.equal(streams.open(), 0, 'close ends the stream'));
+  });
 });
+
+/** A fetch whose GET /api/events is refused as a server over its stream limit refuses it. */
+function refusingEvents(inner: typeof fetch): typeof fetch {
+  return (input, init) =>
+    new URL(String(input)).pathname === '/api/events'
+      ? Promise.resolve(new Response('{"error":"rate_limited"}', { status: 429 }))
+      : inner(input, init);
+}
+
+/** A fetch whose live streams the test can cut (a network drop), recording their Last-Event-ID. */
+function droppableEvents(inner: typeof fetch) {
+  const cuts = new Set<AbortController>();
+  const lastEventIds: (string | null)[] = [];
+  const wrapped: typeof fetch = async (input, init) => {
+    if (new URL(String(input)).pathname !== '/api/events') return inner(input, init);
+    lastEventIds.push(new Headers(init?.headers).get('last-event-id'));
+    const cut = new AbortController();
+    const signal = init?.signal ? AbortSignal.any([init.signal, cut.signal]) : cut.signal;
+    cuts.add(cut);
+    const response = await inner(input, { ...init, signal });
+    const reading = response.body!.pipeThrough(new TransformStream());
+    signal.addEventListener('abort', () => cuts.delete(cut));
+    return new Response(reading, { status: response.status, headers: response.headers });
+  };
+  return {
+    fetch: wrapped,
+    lastEventIds,
+    open: () => cuts.size,
+    drop() {
+      for (const cut of cuts) cut.abort();
+    },
+  };
+}
+
+/** The engine's fallback poll timers (every 30 s). */
+const pollTimers = (timers: ManualTimers) =>
+  [...timers.pending.values()].filter((timer) => timer.repeat && timer.ms === 30_000).length;
+
+/** The live stream's reconnection timer: the one-shot timer that is not the push's. */
+const retryTimer = (timers: ManualTimers) =>
+  [...timers.pending].find(([, timer]) => !timer.repeat && timer.ms !== 1_000);
+
+function fireRetry(timers: ManualTimers) {
+  const [handle, timer] = retryTimer(timers)!;
+  timers.pending.delete(handle);
+  timer.callback();
+}
 
 /** An event target the test dispatches on by hand (document, window). */
 function eventTarget() {

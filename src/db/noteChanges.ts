@@ -11,11 +11,14 @@ import type { Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import type { Db } from './types.js';
 
-/** A note some user could see until this transaction (deleted, or their access ended). */
-export interface EndedAccess {
+/** A note and one of its users. */
+export interface NoteOfUser {
   noteId: string;
   userId: number;
 }
+
+/** A note some user could see until this transaction (deleted, or their access ended). */
+export type EndedAccess = NoteOfUser;
 
 /** One committed transaction's note changes. */
 export interface NoteChanges {
@@ -23,6 +26,8 @@ export interface NoteChanges {
   changed: Set<string>;
   /** Who lost sight of which note: they learn of it although they can no longer see it. */
   ended: EndedAccess[];
+  /** Notes that changed for one of their users alone (their own reminder on it, decision 0034). */
+  personal: NoteOfUser[];
 }
 
 type NoteChangesListener = (changes: NoteChanges) => void;
@@ -34,7 +39,7 @@ function recordOf(trx: Db): NoteChanges | undefined {
   // Only a transaction has a COMMIT to wait for; every note write runs in one.
   let record = recorded.get(trx);
   if (record === undefined && trx.isTransaction) {
-    record = { changed: new Set(), ended: [] };
+    record = { changed: new Set(), ended: [], personal: [] };
     recorded.set(trx, record);
   }
   return record;
@@ -43,6 +48,11 @@ function recordOf(trx: Db): NoteChanges | undefined {
 /** The note changed (created, edited, an attachment or collaborator added or removed). */
 export function noteChanged(trx: Db, noteId: string): void {
   recordOf(trx)?.changed.add(noteId);
+}
+
+/** The note changed for `userId` alone: the others' view of it did not (a reminder of theirs). */
+export function noteChangedFor(trx: Db, noteId: string, userId: number): void {
+  recordOf(trx)?.personal.push({ noteId, userId });
 }
 
 /** These users no longer see these notes (the tombstones of D-SYNC-3). */
@@ -60,5 +70,6 @@ export function committed(db: Db, trx: Transaction<Database>): void {
   const record = recorded.get(trx);
   if (record === undefined) return;
   recorded.delete(trx);
-  if (record.changed.size > 0 || record.ended.length > 0) listeners.get(db)?.(record);
+  if (record.changed.size > 0 || record.ended.length + record.personal.length > 0)
+    listeners.get(db)?.(record);
 }

@@ -27,6 +27,13 @@ export async function findUserById(db: Db, id: number): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The display names of these users (those that exist). */
+export async function displayNamesOf(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').select(['id', 'display_name']).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row.display_name]));
+}
+
 export async function insertUser(db: Db, user: Omit<UserRow, 'id'>): Promise<UserRow> {
   return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
 }

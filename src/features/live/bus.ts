@@ -10,11 +10,18 @@ import pg from 'pg';
 import type { Db } from '../../db/types.js';
 import type { Logger } from '../../logger.js';
 
-/** One message: notes that changed, and [noteId, userId] pairs of access that ended. */
+/**
+ * One message: notes that changed, [noteId, userId] pairs of access that ended, and of notes that
+ * changed for that user alone (their reminder); and who opened or closed which note (presence).
+ */
 export interface HintMessage {
   changed: string[];
   ended: [noteId: string, userId: number][];
+  personal: [noteId: string, userId: number][];
+  presence: [noteId: string, userId: number, here: boolean][];
 }
+
+export const emptyMessage = (): HintMessage => ({ changed: [], ended: [], personal: [], presence: [] });
 
 export interface HintBus {
   /** Sends to every process, this one included; never throws (a lost hint costs a pull later). */
@@ -36,24 +43,27 @@ const RECONNECT_MAX_MS = 10_000;
 /** Parts of `message` whose JSON stays under MAX_PAYLOAD_BYTES (ids are ASCII). */
 function payloadsOf(message: HintMessage): string[] {
   const payloads: string[] = [];
-  let part: HintMessage = { changed: [], ended: [] };
-  let size = 24;
+  let part = emptyMessage();
+  const EMPTY_SIZE = JSON.stringify(part).length;
+  let size = EMPTY_SIZE;
   const flush = () => {
-    if (part.changed.length + part.ended.length === 0) return;
+    if (size === EMPTY_SIZE) return;
     payloads.push(JSON.stringify(part));
-    part = { changed: [], ended: [] };
-    size = 24;
+    part = emptyMessage();
+    size = EMPTY_SIZE;
   };
   for (const id of message.changed) {
     if (size + id.length + 3 > MAX_PAYLOAD_BYTES) flush();
     part.changed.push(id);
     size += id.length + 3;
   }
-  for (const pair of message.ended) {
-    const length = pair[0].length + String(pair[1]).length + 6;
-    if (size + length > MAX_PAYLOAD_BYTES) flush();
-    part.ended.push(pair);
-    size += length;
+  for (const list of ['ended', 'personal', 'presence'] as const) {
+    for (const tuple of message[list]) {
+      const length = JSON.stringify(tuple).length + 1;
+      if (size + length > MAX_PAYLOAD_BYTES) flush();
+      (part[list] as unknown[]).push(tuple);
+      size += length;
+    }
   }
   flush();
   return payloads;
@@ -63,14 +73,22 @@ function payloadsOf(message: HintMessage): string[] {
 function parseMessage(payload: string): HintMessage | null {
   try {
     const value = JSON.parse(payload) as HintMessage;
-    const valid =
-      Array.isArray(value.changed) &&
-      Array.isArray(value.ended) &&
-      value.changed.every((id) => typeof id === 'string') &&
-      value.ended.every(
+    // A process of the version before sends no `personal` nor `presence`.
+    const personal = value.personal ?? [];
+    const presence = value.presence ?? [];
+    const pairs = (list: unknown) =>
+      Array.isArray(list) &&
+      list.every(
         (pair) => Array.isArray(pair) && typeof pair[0] === 'string' && Number.isSafeInteger(pair[1]),
       );
-    return valid ? { changed: value.changed, ended: value.ended } : null;
+    const valid =
+      Array.isArray(value.changed) &&
+      value.changed.every((id) => typeof id === 'string') &&
+      pairs(value.ended) &&
+      pairs(personal) &&
+      pairs(presence) &&
+      presence.every((triple) => typeof triple[2] === 'boolean');
+    return valid ? { changed: value.changed, ended: value.ended, personal, presence } : null;
   } catch {
     return null;
   }

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, NoteIdParams } from '../../http/schemas.js';
+import { NotesEventData, PresenceBody, PresenceEventData } from '../../shared/api/live.js';
 import type { Credential, LiveEvent } from './service.js';
 
 /** What the client waits before reconnecting, sent first (EventSource honours it). */
@@ -20,17 +21,37 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
  * starts with `:` (decision 0033).
  */
 function frame(event: LiveEvent): string {
-  const data = event.type === 'notes' ? JSON.stringify({ ids: event.ids }) : '{}';
+  const data =
+    event.type === 'notes'
+      ? JSON.stringify({ ids: event.ids })
+      : event.type === 'presence'
+        ? JSON.stringify({ noteId: event.noteId, userId: event.userId, name: event.name, here: event.here })
+        : '{}';
   return `event: ${event.type}\nid: ${event.id}\ndata: ${data}\n\n`;
 }
 
-const NotesEvent = Type.Object(
-  { ids: Type.Array(Type.String({ format: 'uuid' }), { description: 'The notes that changed for you' }) },
-  { description: 'The `data` of an `event: notes`' },
-);
-
 export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { live } = app.services;
+
+  app.post(
+    '/api/notes/:id/presence',
+    {
+      schema: {
+        tags: ['sync'],
+        summary: "Say that you opened or closed a note: its other users' live streams get `event: presence`",
+        description:
+          'No state is kept: a client showing who is here says so again while the note stays open ' +
+          '(the web app every 30 s, and when someone else arrives). See docs/sync.md#presence.',
+        params: NoteIdParams,
+        body: PresenceBody,
+        response: { 204: { type: 'null', description: 'Told' }, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await live.announce(actorOf(request), request.params.id, request.body.here);
+      return reply.code(204).send(null);
+    },
+  );
 
   app.get(
     '/api/events',
@@ -40,7 +61,9 @@ export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Live hints: a Server-Sent Events stream naming the notes that changed for you',
         description:
           'Hints only: pull (GET /api/sync) when one arrives. `event: notes` with `data` {"ids": [...]}; ' +
-          '`event: resync` when hints were missed (pull from your cursor); a comment at least every 25 s. ' +
+          '`event: resync` when hints were missed (pull from your cursor); `event: presence` with ' +
+          '{"noteId", "userId", "name", "here"} when someone else opens or closes a note you can see ' +
+          '(POST /api/notes/{id}/presence); a comment at least every 25 s. ' +
           'Reconnect with `Last-Event-ID` to get the hints you missed. 429 past 32 streams per user ' +
           '(EVENTS_MAX_STREAMS_PER_USER). See docs/sync.md#live-hints.',
         headers: Type.Object({
@@ -54,7 +77,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: {
             description: 'An endless text/event-stream',
-            content: { 'text/event-stream': { schema: NotesEvent } },
+            content: { 'text/event-stream': { schema: Type.Union([NotesEventData, PresenceEventData]) } },
           },
           ...errorResponses(400, 401, 429),
         },

@@ -15,14 +15,17 @@
  * no longer known (another process, a restart, too old).
  */
 import { randomBytes } from 'node:crypto';
-import type { Actor } from '../../actor.js';
+import { type Actor, requireWriteScope } from '../../actor.js';
 import type { NoteChanges } from '../../db/noteChanges.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { requireNoteAccess } from '../../model/noteAccess.js';
 import { usersWithAccessTo } from '../../model/notes.js';
 import { tombstonedAmong } from '../../model/tombstones.js';
-import type { HintBus, HintMessage } from './bus.js';
+import { displayNamesOf } from '../../model/users.js';
+import type { PresenceEventData } from '../../shared/api/live.js';
+import { emptyMessage, type HintBus, type HintMessage } from './bus.js';
 
 /** At most this many events are kept per user for Last-Event-ID. */
 const RING_SIZE = 256;
@@ -37,7 +40,10 @@ const IDS_PER_EVENT = 256;
 /** Changes committed within this long go out in one message. */
 const PUBLISH_DELAY_MS = 5;
 
-export type LiveEvent = { type: 'notes'; id: string; ids: string[] } | { type: 'resync'; id: string };
+export type LiveEvent =
+  | { type: 'notes'; id: string; ids: string[] }
+  | { type: 'resync'; id: string }
+  | ({ type: 'presence'; id: string } & PresenceEventData);
 
 /** Where a stream's events go: the route frames them (Server-Sent Events). */
 interface LiveSink {
@@ -125,6 +131,36 @@ export function createLiveService(deps: LiveDeps) {
     forget(channel, now);
   }
 
+  /**
+   * Presence goes to the streams of the users who can see the note now, not to its announcer's
+   * own. It is not kept for Last-Event-ID: who is here is told again by the announcers (web app).
+   */
+  async function resolvePresence(presence: HintMessage['presence']): Promise<void> {
+    const relevant = presence.filter(([, from]) => [...channels.keys()].some((userId) => userId !== from));
+    if (relevant.length === 0) return;
+    const [access, names] = await Promise.all([
+      usersWithAccessTo(db, [...new Set(relevant.map(([noteId]) => noteId))]),
+      displayNamesOf(db, [...new Set(relevant.map(([, userId]) => userId))]),
+    ]);
+    for (const [noteId, from, here] of relevant) {
+      const name = names.get(from);
+      if (name === undefined) continue;
+      for (const { noteId: seen, userId } of access) {
+        const channel = seen === noteId && userId !== from ? channels.get(userId) : undefined;
+        if (!channel) continue;
+        const event: LiveEvent = {
+          type: 'presence',
+          id: eventId(++sequence),
+          noteId,
+          userId: from,
+          name,
+          here,
+        };
+        for (const stream of channel.streams) stream.sink.send(event);
+      }
+    }
+  }
+
   /** Who of the users with a channel may hear of what `message` names (see the module comment). */
   async function resolve(message: HintMessage): Promise<Map<number, Set<string>>> {
     const heard = new Map<number, Set<string>>();
@@ -133,13 +169,17 @@ export function createLiveService(deps: LiveDeps) {
       const ids = heard.get(userId) ?? new Set<string>();
       heard.set(userId, ids.add(noteId));
     };
-    for (const { noteId, userId } of await usersWithAccessTo(db, [...new Set(message.changed)])) {
-      hear(userId, noteId);
+    const listening = (pairs: [string, number][]) =>
+      pairs.filter(([, userId]) => channels.has(userId)).map(([noteId, userId]) => ({ noteId, userId }));
+    // A note changed for one user alone reaches that user if they still see it.
+    const personal = new Set(listening(message.personal).map(({ noteId, userId }) => `${noteId} ${userId}`));
+    const changed = new Set(message.changed);
+    const asked = [...new Set([...changed, ...[...personal].map((key) => key.split(' ')[0]!)])];
+    for (const { noteId, userId } of await usersWithAccessTo(db, asked)) {
+      if (changed.has(noteId) || personal.has(`${noteId} ${userId}`)) hear(userId, noteId);
     }
-    const ended = message.ended
-      .filter(([, userId]) => channels.has(userId))
-      .map(([noteId, userId]) => ({ noteId, userId }));
-    for (const { noteId, userId } of await tombstonedAmong(db, ended)) hear(userId, noteId);
+    for (const { noteId, userId } of await tombstonedAmong(db, listening(message.ended)))
+      hear(userId, noteId);
     return heard;
   }
 
@@ -147,7 +187,12 @@ export function createLiveService(deps: LiveDeps) {
   async function receive(message: HintMessage): Promise<void> {
     if (channels.size === 0) return;
     incoming = incoming
-      ? { changed: [...incoming.changed, ...message.changed], ended: [...incoming.ended, ...message.ended] }
+      ? {
+          changed: [...incoming.changed, ...message.changed],
+          ended: [...incoming.ended, ...message.ended],
+          personal: [...incoming.personal, ...message.personal],
+          presence: [...incoming.presence, ...message.presence],
+        }
       : message;
     if (resolving) return;
     resolving = true;
@@ -157,6 +202,7 @@ export function createLiveService(deps: LiveDeps) {
         incoming = null;
         try {
           for (const [userId, ids] of await resolve(next)) deliver(userId, [...ids]);
+          await resolvePresence(next.presence);
         } catch (err) {
           // The database is unreachable: what was missed is unknown, so every stream pulls.
           log.warn({ err }, 'live hints: could not resolve a change; streams resync');
@@ -183,8 +229,10 @@ export function createLiveService(deps: LiveDeps) {
     outgoing = null;
     if (!changes) return;
     bus.publish({
+      ...emptyMessage(),
       changed: [...changes.changed],
       ended: changes.ended.map(({ noteId, userId }) => [noteId, userId]),
+      personal: changes.personal.map(({ noteId, userId }) => [noteId, userId]),
     });
   }
 
@@ -251,11 +299,12 @@ export function createLiveService(deps: LiveDeps) {
     /** A transaction committed these changes (db/noteChanges.ts): they go out shortly, batched. */
     committed(changes: NoteChanges): void {
       if (!outgoing) {
-        outgoing = { changed: new Set(), ended: [] };
+        outgoing = { changed: new Set(), ended: [], personal: [] };
         setTimeout(publishNow, PUBLISH_DELAY_MS);
       }
       for (const id of changes.changed) outgoing.changed.add(id);
       outgoing.ended.push(...changes.ended);
+      outgoing.personal.push(...changes.personal);
     },
 
     /**
@@ -292,6 +341,17 @@ export function createLiveService(deps: LiveDeps) {
       }
       const userId = actor.userId;
       return () => closeStream(userId, stream);
+    },
+
+    /**
+     * The actor opened (`here`) or closed a note they can see: its other users' streams are told
+     * (`event: presence`), on every process. 404 for a note the actor cannot see; a read-only
+     * key may not claim to be in a note (403, as for every POST).
+     */
+    async announce(actor: Actor, noteId: string, here: boolean): Promise<void> {
+      requireWriteScope(actor);
+      const { note } = await requireNoteAccess(db, actor, noteId, 'read');
+      bus.publish({ ...emptyMessage(), presence: [[note.id, actor.userId, here]] });
     },
 
     /** Streams open on this process (the bench and tests read it). */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
+import { noteChangedFor } from '../../db/noteChanges.js';
 import type { RemindersTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
 import { visibleTo } from '../../model/visibility.js';
@@ -51,7 +52,9 @@ export async function writeReminder(
         .where('reminders.stamped_at', '<=', stampedAt),
     )
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  const written = Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  if (written) noteChangedFor(db, key.noteId, key.userId);
+  return written;
 }
 
 /** The user's set reminders on these notes (cleared ones left out). */
@@ -163,4 +166,6 @@ export async function advanceReminder(db: Db, row: ReminderRow, nextAt: number |
     .where('note_id', '=', row.note_id)
     .where('user_id', '=', row.user_id)
     .execute();
+  // Its nextAt is in the user's pull: their devices hear of it.
+  noteChangedFor(db, row.note_id, row.user_id);
 }

@@ -1,4 +1,4 @@
-import { useSignal } from '@preact/signals';
+import { type Signal, useSignal } from '@preact/signals';
 import { ClipboardCopy, Copy, History, Link, Tag, Users } from 'lucide-preact';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { copyToClipboard, isEmptyNote, makeCopy, setPinned, updateNotes } from '../app/actions.js';
@@ -15,6 +15,14 @@ import {
 } from '../app/state.js';
 import { fromChecklist, toChecklist } from '../model/checklist.js';
 import { addLabel, labelName } from '../model/labels.js';
+import { mergeIncoming, movedPosition } from '../model/liveText.js';
+import {
+  ANNOUNCE_EVERY_MS,
+  type Here,
+  presenceText,
+  withoutLapsed,
+  withPresence,
+} from '../model/presence.js';
 import type { LocalNote } from '../sync/index.js';
 import { AddImageButton, imageDropAndPaste } from './AddImage.js';
 import { useAutoGrow } from './autoGrow.js';
@@ -28,11 +36,70 @@ import { historyOf } from './VersionHistory.js';
 
 /** Typing is written this long after the last keystroke (and at once on close). */
 const SAVE_DELAY_MS = 300;
+
 /**
- * While a shared note is open, the app pulls this often (instead of every 30 s), so a
- * collaborator's edits show within seconds; the engine's own pace resumes on close.
+ * Takes a text that changed elsewhere into a field of the open note (issue 28): merged with what
+ * the person typed since `base` and not saved yet; when the field has the focus, its caret and
+ * selection stay where they were in the person's text.
  */
-const SHARED_NOTE_PULL_MS = 3_000;
+function takeIncoming(
+  field: Signal<string>,
+  element: HTMLInputElement | HTMLTextAreaElement | null,
+  base: string,
+  incoming: string,
+) {
+  if (incoming === base) return;
+  const shown = field.value;
+  const merged = mergeIncoming(base, shown, incoming);
+  if (merged === shown) return;
+  if (element && element.ownerDocument.activeElement === element && element.value === shown) {
+    const { selectionStart, selectionEnd, selectionDirection } = element;
+    // Written here first, so that the render after finds it already there and leaves the caret.
+    element.value = merged;
+    if (selectionStart !== null && selectionEnd !== null)
+      element.setSelectionRange(
+        movedPosition(shown, merged, selectionStart),
+        movedPosition(shown, merged, selectionEnd),
+        selectionDirection ?? undefined,
+      );
+  }
+  field.value = merged;
+}
+
+/**
+ * Who else has this shared note open (model/presence.ts): this person's presence is announced
+ * while it is open, and the others' is heard from the live stream.
+ */
+function usePresence(noteId: string, shared: boolean): Here {
+  const here = useSignal<Here>(new Map());
+  useEffect(() => {
+    const current = engine.value;
+    if (!shared || !current) return;
+    const announce = () => void current.announce(noteId, true);
+    const leave = () => void current.announce(noteId, false);
+    announce();
+    const timer = setInterval(() => {
+      here.value = withoutLapsed(here.value, Date.now());
+      announce();
+    }, ANNOUNCE_EVERY_MS);
+    const stop = current.subscribe(({ presence }) => {
+      if (presence?.noteId !== noteId) return;
+      const next = withPresence(here.value, presence, Date.now());
+      here.value = next.here;
+      // Nobody keeps presence: someone who just came learns from us that we are here.
+      if (next.arrived) announce();
+    });
+    globalThis.addEventListener('pagehide', leave);
+    return () => {
+      clearInterval(timer);
+      stop();
+      globalThis.removeEventListener('pagehide', leave);
+      leave();
+      here.value = new Map();
+    };
+  }, [noteId, shared]);
+  return here.value;
+}
 
 const GONE_MESSAGE = 'This note was deleted elsewhere or is no longer shared with you.';
 
@@ -52,6 +119,7 @@ export function Editor() {
 function EditorDialog({ note, gone }: { note: LocalNote; gone: boolean }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const textBox = useRef<HTMLTextAreaElement>(null);
+  const titleBox = useRef<HTMLInputElement>(null);
   const title = useSignal(note.title);
   const content = useSignal(note.content);
   const labelling = useSignal(false);
@@ -110,23 +178,20 @@ function EditorDialog({ note, gone }: { note: LocalNote; gone: boolean }) {
     return () => setEditorClose(null);
   });
 
-  // Changes from elsewhere (sync, another tab) show unless the person is typing.
-  useEffect(() => {
-    if (timer.current) return;
-    title.value = note.title;
-    content.value = note.content;
+  // Changes from elsewhere (a live hint's pull, another tab) show at once, merged with typing.
+  // `taken`: the note's text as the editor last took it in, the base of that merge.
+  const taken = useRef({ title: note.title, content: note.content });
+  useLayoutEffect(() => {
+    takeIncoming(title, titleBox.current, taken.current.title, note.title);
+    takeIncoming(content, textBox.current, taken.current.content, note.content);
+    taken.current = { title: note.title, content: note.content };
   }, [note.title, note.content]);
   // A note not on the server yet has no collaborators to ask for (the server would answer 404).
   const onServer = note.version > 0;
+  const here = usePresence(note.id, onServer && isShared(note));
   useEffect(() => {
     if (onServer) void refreshPeople(note.id);
   }, [note.id, onServer]);
-  const shared = isShared(note);
-  useEffect(() => {
-    if (!shared) return;
-    const timer = setInterval(() => void engine.value?.syncNow(), SHARED_NOTE_PULL_MS);
-    return () => clearInterval(timer);
-  }, [shared]);
   // Before the text box measures itself (useAutoGrow): a closed dialog lays nothing out.
   useLayoutEffect(() => {
     dialog.current?.showModal();
@@ -157,6 +222,7 @@ function EditorDialog({ note, gone }: { note: LocalNote; gone: boolean }) {
       <ConflictBadge note={note} />
       <div class="editor-head">
         <input
+          ref={titleBox}
           class="title-input"
           aria-label="Title"
           placeholder="Title"
@@ -201,6 +267,9 @@ function EditorDialog({ note, gone }: { note: LocalNote; gone: boolean }) {
         />
       )}
       <CardPeople note={note} />
+      <p class="presence" aria-live="polite">
+        {presenceText(here)}
+      </p>
       <p class="edited">Edited {new Date(note.updatedAt).toLocaleString()}</p>
       <div class="toolbar">
         {!readOnly && (

@@ -60,6 +60,25 @@ export class SyncApi {
     return this.pull<Tombstone[]>('/api/sync/deleted', since);
   }
 
+  /** The live hints stream (live.ts reads it): the raw answer, whatever its status. */
+  events(init: RequestInit): Promise<Response> {
+    return this.fetcher(`${this.baseUrl}/api/events`, {
+      credentials: 'same-origin',
+      cache: 'no-store',
+      ...init,
+    });
+  }
+
+  /** POST /api/notes/{id}/presence; `keepalive` so that a closing page still sends it. */
+  async presence(noteId: string, here: boolean): Promise<void> {
+    await this.call(`/api/notes/${encodeURIComponent(noteId)}/presence`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ here }),
+      keepalive: true,
+    });
+  }
+
   async push(changes: SyncChange[]): Promise<SyncResult[]> {
     const response = await this.call('/api/sync', {
       method: 'POST',

@@ -18,6 +18,7 @@ import {
   writeTransaction,
 } from './database.js';
 import { nextFrame } from './frames.js';
+import { LiveHints } from './live.js';
 import {
   acknowledge,
   acknowledgedCopy,
@@ -38,6 +39,7 @@ import type {
   EngineOptions,
   LocalNote,
   NoteFields,
+  NotePresence,
   ServerNote,
   SyncEngine,
   SyncNotice,
@@ -46,8 +48,11 @@ import type {
   Timers,
 } from './types.js';
 
-/** When to sync (issue 13; design brief §3.3). */
-const PULL_EVERY_MS = 30_000;
+/**
+ * When to sync (issue 13; design brief §3.3): on a live hint (issue 28, live.ts), and only while
+ * the live stream is down, every FALLBACK_PULL_MS.
+ */
+const FALLBACK_PULL_MS = 30_000;
 const PUSH_AFTER_MS = 1_000;
 
 /** Between the tabs of one user (BroadcastChannel `keepsake-u<id>`). */
@@ -55,6 +60,7 @@ type TabMessage =
   | { type: 'changed'; ids: string[] | 'all' }
   | { type: 'status'; phase: SyncStatus['phase']; lastSyncedAt: number | null }
   | { type: 'notice'; notice: SyncNotice }
+  | { type: 'presence'; presence: NotePresence }
   | { type: 'sync' };
 
 const EMPTY: NoteState = { entries: [] };
@@ -99,6 +105,8 @@ class LocalSyncEngine implements SyncEngine {
   private releaseLock: (() => void) | undefined;
   private pushTimer: unknown;
   private pullTimer: unknown;
+  private live: LiveHints | null = null;
+  private pullWhileDown: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private runAgain = false;
   loaded: Promise<void> = Promise.resolve();
@@ -303,15 +311,31 @@ class LocalSyncEngine implements SyncEngine {
       if (options.document?.visibilityState === 'visible') this.autoSync();
     });
     options.window?.addEventListener('focus', () => this.autoSync());
-    options.window?.addEventListener('online', () => this.autoSync());
+    options.window?.addEventListener('online', () => {
+      this.live?.retryNow();
+      this.autoSync();
+    });
     options.window?.addEventListener('offline', () => this.setPhase('offline'));
     const becomeLeader = () => {
       if (this.closed) return;
       this.leader = true;
-      if (!this.timers) return;
-      this.pullTimer = this.timers.setInterval(() => {
-        if (options.document?.visibilityState !== 'hidden') this.autoSync();
-      }, PULL_EVERY_MS);
+      const timers = this.timers;
+      if (!timers) return;
+      this.pullWhileDown = () => {
+        this.pullTimer = timers.setInterval(() => {
+          if (options.document?.visibilityState !== 'hidden') this.autoSync();
+        }, FALLBACK_PULL_MS);
+      };
+      this.pullWhileDown();
+      this.live = new LiveHints((init) => this.api.events(init), timers, {
+        hint: () => this.autoSync(),
+        presence: (presence) => {
+          this.emit({ presence });
+          this.post({ type: 'presence', presence });
+        },
+        up: (isUp) => this.liveChanged(isUp),
+      });
+      this.live.start();
       this.autoSync();
     };
     if (!options.locks) return becomeLeader();
@@ -341,11 +365,25 @@ class LocalSyncEngine implements SyncEngine {
       if (notice.kind === 'recoveredAsNewNote' && notice.from)
         this.recoveredInto.set(notice.from, notice.noteId);
       this.emit({ notice });
-    } else if (this.leader) this.autoSync();
+    } else if (message.type === 'presence') this.emit({ presence: message.presence });
+    else if (this.leader) this.autoSync();
+  }
+
+  /**
+   * The live stream opened: hints replace the fallback pull, and one pull catches up with what
+   * changed while it was down. It ended: the fallback pull again until it reopens.
+   */
+  private liveChanged(isUp: boolean) {
+    if (this.closed) return;
+    this.timers?.clearInterval(this.pullTimer);
+    if (isUp) this.autoSync();
+    else this.pullWhileDown?.();
   }
 
   private setPhase(phase: SyncStatus['phase']) {
     if (this.phase === phase) return;
+    // The server answers again, or the person signed in again: the stream need not wait its backoff.
+    if (phase === 'idle' && (this.phase === 'offline' || this.phase === 'signedOut')) this.live?.retryNow();
     this.phase = phase;
     this.emit({ status: true });
     this.post({ type: 'status', phase, lastSyncedAt: this.lastSyncedAt });
@@ -362,6 +400,11 @@ class LocalSyncEngine implements SyncEngine {
   private autoSync() {
     if (!this.leader || this.closed || this.phase === 'signedOut') return;
     this.runSync().catch((error) => console.error(error));
+  }
+
+  async announce(noteId: string, here: boolean): Promise<void> {
+    if (this.closed) return;
+    await this.api.presence(noteId, here).catch(() => undefined);
   }
 
   // ---- Sync ----
@@ -587,6 +630,7 @@ class LocalSyncEngine implements SyncEngine {
     this.closed = true;
     this.timers?.clearTimeout(this.pushTimer);
     this.timers?.clearInterval(this.pullTimer);
+    this.live?.stop();
     await this.running?.catch(() => undefined);
     this.releaseLock?.();
     this.channel?.close();
@@ -598,6 +642,7 @@ class LocalSyncEngine implements SyncEngine {
     this.closed = true;
     this.timers?.clearTimeout(this.pushTimer);
     this.timers?.clearInterval(this.pullTimer);
+    this.live?.stop();
     this.releaseLock?.();
     this.phase = 'signedOut';
     this.emit({ status: true });

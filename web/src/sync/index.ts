@@ -11,6 +11,7 @@ export type {
   LocalNote,
   NoteColor,
   NoteFields,
+  NotePresence,
   NoteReminder,
   ServerAttachment,
   ServerNote,

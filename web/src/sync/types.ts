@@ -3,6 +3,7 @@
  * the sync protocol it speaks (docs/sync.md). Pure types: no runtime code.
  */
 
+import type { PresenceEventData } from '../../../src/shared/api/live.js';
 import type { Attachment, Note } from '../../../src/shared/api/notes.js';
 import type { Reminder } from '../../../src/shared/api/reminders.js';
 
@@ -65,10 +66,14 @@ export interface SyncNotice {
   message: string;
 }
 
+/** Someone else opened (`here`) or closed a note (the live stream's `event: presence`). */
+export type NotePresence = PresenceEventData;
+
 export interface EngineEvent {
   notes?: string[] | 'all';
   status?: true;
   notice?: SyncNotice;
+  presence?: NotePresence;
 }
 
 export interface SyncEngine {
@@ -88,6 +93,11 @@ export interface SyncEngine {
   /** Many ids = one bulk action. */
   update(ids: string | string[], fields: NoteFields): Promise<void>;
   deleteForever(ids: string | string[]): Promise<void>;
+  /**
+   * Tells the note's other users that this person opened (`here`) or closed it; false also when
+   * the page goes away (sent so that it outlives the page). Fails quietly: presence is a nicety.
+   */
+  announce(noteId: string, here: boolean): Promise<void>;
   /**
    * The editor's typing into note `id` (`fields`, possibly none). Unlike update(), typed text is
    * never dropped: when the note is gone from the device (deleted elsewhere, no longer shared),
