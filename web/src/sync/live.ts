@@ -22,7 +22,7 @@ const MAX_REFUSED_RETRY_MS = 5 * 60_000;
 /** A stream held this long counts as a success: the next drop starts the backoff again. */
 const HELD_MS = 30_000;
 
-export interface LiveHandlers {
+interface LiveHandlers {
   /** Notes changed for this user; 'all' (`event: resync`): hints were missed, pull from the cursor. */
   hint(ids: string[] | 'all'): void;
   /** Someone else opened or closed a note this user can see. */
