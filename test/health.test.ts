@@ -15,7 +15,7 @@ describe('GET /api/health', () => {
   it('answers ok with the package version without authentication', async () => {
     const response = await new TestClient(server.url).get('/api/health');
     assert.equal(response.status, 200);
-    assert.deepEqual(response.body, { status: 'ok', version: '0.1.0' });
+    assert.deepEqual(response.body, { status: 'ok', version: '0.2.0' });
   });
 
   it('answers 503 when the database is unreachable', async () => {

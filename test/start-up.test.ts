@@ -63,7 +63,7 @@ describe('start-up says what it runs on (one log line)', () => {
 
     const [fresh, restarted] = lineOf();
     assert.ok(fresh && restarted, log);
-    assert.equal(fresh.version, '0.1.0');
+    assert.equal(fresh.version, '0.2.0');
     if (onPostgres) {
       assert.match(fresh.database, /^PostgreSQL 127\.0\.0\.1:5432\/notes_test_/);
       assert.equal(fresh.attachments, 'in the database');
@@ -73,7 +73,7 @@ describe('start-up says what it runs on (one log line)', () => {
     }
     assert.equal(fresh.redis, 'none');
     assert.deepEqual(fresh.migrationsRun, Object.keys(migrations));
-    assert.match(fresh.msg, /^Keepsake Notes 0\.1\.0 on (SQLite|PostgreSQL) .*; ran migrations 0001_core, /);
+    assert.match(fresh.msg, /^Keepsake Notes 0\.2\.0 on (SQLite|PostgreSQL) .*; ran migrations 0001_core, /);
     assert.deepEqual(restarted.migrationsRun, []);
     assert.match(restarted.msg, /schema up to date$/);
     assert.doesNotMatch(log, /:postgres@/, 'no password');
