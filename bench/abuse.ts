@@ -43,7 +43,7 @@ const PASSWORD = 'abuse bench password';
  * polling runs in a worker thread with its own event loop and HTTP client, so the time this
  * process spends reading a huge answer is never counted as the server's stall.
  */
-function watchHealth(url: string): { stop(): Promise<number> } {
+export function watchHealth(url: string): { stop(): Promise<number> } {
   const worker = new Worker(
     `
     const { parentPort, workerData } = require('node:worker_threads');
@@ -93,8 +93,9 @@ function statusCounts(statuses: readonly number[]): string {
     .join(', ');
 }
 
-class Session {
-  private cookie = '';
+export class Session {
+  /** The session cookie (`session=…`) once signed in. */
+  cookie = '';
 
   constructor(readonly url: string) {}
 
@@ -130,7 +131,7 @@ class Session {
 }
 
 /** The owner, signed in, and a second user, signed in, on a fresh server. */
-async function twoUsers(url: string): Promise<{ owner: Session; other: Session; otherId: number }> {
+export async function twoUsers(url: string): Promise<{ owner: Session; other: Session; otherId: number }> {
   const owner = new Session(url);
   await owner.json('POST', '/api/auth/setup', { password: PASSWORD });
   const { id } = await owner.json('POST', '/api/users', {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AbuseRow, abuseTable, runAbuse } from './abuse.js';
 import { apiClient, login } from './client.js';
+import { type LiveReport, liveTable, runLive } from './live.js';
 import { type LoadOptions, measure } from './load.js';
 import { type PeerReport, peerTable, runPeerComparison } from './peerCompare.js';
 import { type ServerProcess, serverNodeFlags, startProcess } from './processes.js';
@@ -256,6 +257,17 @@ async function main(): Promise<number> {
       ? await runAbuse({ quick: args.quick, serverArgs, workDir, log })
       : [];
   const abuseSection = abuse.length > 0 ? `\n\n${abuseTable(abuse)}` : '';
+  const live: LiveReport | undefined =
+    !args.only || 'live'.includes(args.only)
+      ? await runLive({
+          quick: args.quick,
+          serverArgs,
+          workDir,
+          adminUrl: process.env.BENCH_DATABASE_URL,
+          log,
+        })
+      : undefined;
+  const liveSection = live ? `\n\n${liveTable(live)}` : '';
   const web =
     !args.only || 'web'.includes(args.only)
       ? await runWeb({ quick: args.quick, seed: SEED, workDir, log, ...(args.profile ? { profileDir } : {}) })
@@ -264,7 +276,7 @@ async function main(): Promise<number> {
   const serverSection = rows.length > 0 ? `${scenarioTable(rows)}\n\n${processTable(processes)}` : '';
   const scaleOut = await scaleOutRun();
   if (scaleOut) console.log(`\n${scaleOut.table}\n`);
-  console.log(`${serverSection}${peerSection}${abuseSection}${webSection}`.trim());
+  console.log(`${serverSection}${peerSection}${abuseSection}${liveSection}${webSection}`.trim());
 
   if (!args.quick && !args.only) {
     const info: RunInfo = {
@@ -279,7 +291,7 @@ async function main(): Promise<number> {
     };
     writeResults(
       path.join(root, 'docs', 'benchmarks.md'),
-      `${resultsSection(info, rows, processes)}${peerSection}${abuseSection}${webSection}`,
+      `${resultsSection(info, rows, processes)}${peerSection}${abuseSection}${liveSection}${webSection}`,
     );
     log('wrote docs/benchmarks.md');
   }
@@ -294,9 +306,11 @@ async function main(): Promise<number> {
   for (const row of abuse) {
     for (const failure of row.failures) log(`FAILED: ${row.name}: ${failure}`);
   }
+  for (const failure of live?.failures ?? []) log(`FAILED: ${failure}`);
   return failed.length > 0 ||
     peerFailures.length > 0 ||
     abuse.some((row) => row.failures.length > 0) ||
+    (live?.failures.length ?? 0) > 0 ||
     (scaleOut?.failures.length ?? 0) > 0
     ? 1
     : 0;

@@ -15,6 +15,7 @@ import { TestClient } from '../test/helpers/client.js';
 import { startServer } from '../test/helpers/server.js';
 import { buildWebApp, WEB_BUNDLE } from '../test/helpers/webApp.js';
 import { BENCH_PASSWORD, seedDataDir } from './seed.js';
+import { percentile } from './stats.js';
 
 const KEYSTROKES = 'lisbon quokka';
 const WARM_RUNS = 3;
@@ -51,11 +52,6 @@ function brotliSizes(): { js: number; css: number } {
 
 function p50p95(values: number[]): string {
   return `${percentile(values, 50).toFixed(1)} / ${percentile(values, 95).toFixed(1)} ms`;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 interface Keystroke {
