@@ -28,7 +28,12 @@ function encode(body: unknown): string | undefined {
 /** How long autocannon runs: for a duration, or until `amount` requests have been answered. */
 type Limit = { seconds: number } | { amount: number };
 
-async function fire(url: string, request: LoadRequest, options: LoadOptions, limit: Limit) {
+async function fire(
+  url: string,
+  request: LoadRequest,
+  options: Pick<LoadOptions, 'connections' | 'headers'>,
+  limit: Limit,
+) {
   const headers = { ...options.headers };
   if (request.body !== undefined || request.next) headers['content-type'] = 'application/json';
   const { next } = request;
@@ -67,6 +72,19 @@ function failures(result: Awaited<ReturnType<typeof autocannon>>): string[] {
   if (result.errors > 0) found.push(`${result.errors} errors`);
   if (result.timeouts > 0) found.push(`${result.timeouts} timeouts`);
   return found;
+}
+
+/**
+ * Sends `amount` requests, untimed: V8 compiles a server's hot paths over its first thousands of
+ * requests, whatever the time they take. Returns their failures.
+ */
+export async function warmUp(
+  url: string,
+  request: LoadRequest,
+  options: Pick<LoadOptions, 'connections' | 'headers'>,
+  amount: number,
+): Promise<string[]> {
+  return failures(await fire(url, request, options, { amount }));
 }
 
 /** Warms up, then measures `request` against `url` with autocannon. Failures in either count. */

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { measure } from './load.js';
+import { measure, warmUp } from './load.js';
 import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 import type { LoadRequest } from './scenarios.js';
 
@@ -89,6 +89,8 @@ async function seedThroughApi(target: Target): Promise<void> {
 interface Scenario {
   name: string;
   ceiling: boolean;
+  /** Requests of the untimed warm-up round, on each server (a tenth in quick runs). */
+  warmupRequests: number;
   /** Sent as the other user (Target.writerHeaders). */
   byWriter?: boolean;
   request(target: Target): LoadRequest;
@@ -97,16 +99,19 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   {
     name: 'List all 1,000 notes',
+    warmupRequests: 200,
     ceiling: true,
     request: () => ({ method: 'GET', path: '/api/notes' }),
   },
   {
     name: 'One note by id',
+    warmupRequests: 10_000,
     ceiling: true,
     request: (target) => ({ method: 'GET', path: `/api/notes/${target.ids[0]}` }),
   },
   {
     name: 'Create',
+    warmupRequests: 10_000,
     ceiling: false,
     byWriter: true,
     request: () => {
@@ -116,6 +121,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'Update',
+    warmupRequests: 10_000,
     ceiling: false,
     request: (target) => {
       let n = 0;
@@ -190,11 +196,13 @@ async function startCeiling(options: PeerOptions, ours: Target): Promise<Target>
   return { name: 'ceiling', server, headers: {}, writerHeaders: {}, ids: ours.ids };
 }
 
+const CONNECTIONS = 10;
+
 /** One measured run of `request` against `target`: requests/s and the server's CPU µs per request. */
 async function measureOn(target: Target, scenario: Scenario, seconds: number, failures: string[]) {
   let cpuBefore = 0;
   const result = await measure(target.server.url, scenario.request(target), {
-    connections: 10,
+    connections: CONNECTIONS,
     seconds,
     warmupSeconds: seconds / 4,
     headers: scenario.byWriter ? target.writerHeaders : target.headers,
@@ -226,9 +234,25 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
       ceiling: [] as Measured[],
     }));
     const failures = SCENARIOS.map(() => [] as string[]);
+    const targetsOf = (scenario: Scenario) => (scenario.ceiling ? [ours, peer, ceiling] : [ours, peer]);
+    // An untimed round first, a fixed number of requests per scenario and server: the CPU per
+    // request is then the server's work, not V8 still compiling it (docs/benchmarks.md).
+    for (const [i, scenario] of SCENARIOS.entries()) {
+      const amount = options.quick ? scenario.warmupRequests / 10 : scenario.warmupRequests;
+      for (const target of targetsOf(scenario)) {
+        options.log(`peer: warm-up, ${scenario.name}, ${target.name}: ${amount} requests …`);
+        const warmupFailures = await warmUp(
+          target.server.url,
+          scenario.request(target),
+          { connections: CONNECTIONS, headers: scenario.byWriter ? target.writerHeaders : target.headers },
+          amount,
+        );
+        failures[i]!.push(...warmupFailures.map((f) => `${target.name}: warm-up round: ${f}`));
+      }
+    }
     for (let round = 1; round <= rounds; round++) {
       for (const [i, scenario] of SCENARIOS.entries()) {
-        for (const target of scenario.ceiling ? [ours, peer, ceiling] : [ours, peer]) {
+        for (const target of targetsOf(scenario)) {
           options.log(`peer: round ${round}, ${scenario.name}, ${target.name} …`);
           samples[i]![target.name].push(await measureOn(target, scenario, seconds, failures[i]!));
         }
