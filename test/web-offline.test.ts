@@ -202,10 +202,13 @@ describe('offline with a service worker', { skip }, () => {
     const devicePage = await signedOut.newPage();
     await devicePage.goto(server.url);
     await card(devicePage, 'Written online').waitFor();
-    assert.equal((await device.post('/api/auth/logout')).status, 200);
-
+    // Typed while the device cannot reach the server, so that a change is waiting when the session
+    // ends: whichever finds the session gone first, the push or the live stream, finds it pending.
+    await signedOut.setOffline(true);
     await compose(devicePage, 'Typed after the session ended');
-    // The push finds the session gone: the notes leave the screen (docs/webapp.md "Shared computers").
+    assert.equal((await device.post('/api/auth/logout')).status, 200);
+    await signedOut.setOffline(false);
+    // The device finds the session gone: the notes leave the screen (docs/webapp.md "Shared computers").
     await devicePage
       .getByText(/session on this device has ended.*Changes to 1 note have not reached/)
       .waitFor();
