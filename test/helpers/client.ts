@@ -126,11 +126,14 @@ export function clientOf(target: string | ClientTarget): TestClient {
   return typeof target === 'string' ? new TestClient(target) : new TestClient(target.url, target.app);
 }
 
+/** What first-time setup takes besides the password. */
+export interface SetupProfile {
+  email?: string;
+  displayName?: string;
+}
+
 /** Runs first-time setup and returns a client signed in as the owner. */
-export async function setupOwner(
-  target: string | ClientTarget,
-  extra: { email?: string; displayName?: string } = {},
-) {
+export async function setupOwner(target: string | ClientTarget, extra: SetupProfile = {}) {
   const client = clientOf(target);
   const response = await client.post('/api/auth/setup', { password: OWNER_PASSWORD, ...extra });
   if (response.status !== 201) throw new Error(`setup failed: ${response.status} ${response.text}`);

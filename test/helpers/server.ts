@@ -14,7 +14,7 @@ import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { ScryptCost } from '../../src/features/users/passwords.js';
 import type { LingerLimits } from '../../src/http/requestBody.js';
-import { type ClientTarget, setupOwner, type TestClient } from './client.js';
+import { type ClientTarget, type SetupProfile, setupOwner, type TestClient } from './client.js';
 import { databaseUrlFor, dropDatabaseOf, onPostgres } from './postgres.js';
 
 /**
@@ -95,6 +95,8 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   };
 }
 
+let lastMade: Promise<unknown> = Promise.resolve();
+
 /**
  * What `make` returns, made in a `before` hook registered where this is called. `current()` reads
  * it from tests and later hooks; `made()` is undefined while (or if) it has not been made.
@@ -102,7 +104,11 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
 function madeInBefore<T>(helper: string, make: () => Promise<T>): { current(): T; made(): T | undefined } {
   let made: T | undefined;
   before(async () => {
-    made = await make();
+    // Node 20 starts a file's top-level `before` hooks together, without waiting for each: so
+    // each waits here for the one made before it (a top-level useOwner() for its useServer()).
+    const making = lastMade.catch(() => undefined).then(make);
+    lastMade = making;
+    made = await making;
   });
   return {
     made: () => made,
@@ -139,10 +145,14 @@ export function useServer(options: ServerOptions = {}): TestServer {
  * The owner of a `useServer()` server, set up in a `before` registered after the server's (so it
  * runs once the server has started). The returned client reads the signed-in one, so it can be
  * held from the describe block on and used in tests and later hooks. It injects plain requests
- * into the app unless `overSocket` is set, for tests of what happens to connections.
+ * into the app unless `overSocket` is set, for tests of what happens to connections (and the
+ * browser tests, whose owner's session cookie goes into Chromium). `profile`: the owner's details.
  */
-export function useOwner(server: ClientTarget, { overSocket = false } = {}): TestClient {
-  const owner = madeInBefore('useOwner()', () => setupOwner(overSocket ? server.url : server));
+export function useOwner(
+  server: ClientTarget,
+  { overSocket = false, ...profile }: { overSocket?: boolean } & SetupProfile = {},
+): TestClient {
+  const owner = madeInBefore('useOwner()', () => setupOwner(overSocket ? server.url : server, profile));
   return {
     get baseUrl() {
       return owner.current().baseUrl;
