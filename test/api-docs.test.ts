@@ -3,8 +3,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { launchChromium, skipWithoutChromium } from './helpers/browser.js';
+import { skipWithoutChromium, useBrowser } from './helpers/browser.js';
 import { TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -38,7 +37,7 @@ describe('GET /api/docs from an attacker’s link', { skip: skipWithoutChromium 
   let attacker: http.Server;
   let attackerUrl: string;
   const attackerRequests: string[] = [];
-  let browser: Browser;
+  const browser = useBrowser({ webApp: false });
   before(async () => {
     server = await startServer();
     attacker = http.createServer((request, response) => {
@@ -55,10 +54,8 @@ describe('GET /api/docs from an attacker’s link', { skip: skipWithoutChromium 
     attacker.listen(0, '127.0.0.1');
     await once(attacker, 'listening');
     attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
     attacker?.close();
     await server.close();
   });

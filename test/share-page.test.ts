@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
-import { launchChromium, skipWithoutChromium as skip } from './helpers/browser.js';
+import { skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
 import { setupOwner } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -51,7 +50,7 @@ const VIEWPORTS = {
 
 describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  const browser = useBrowser({ webApp: false });
   let pageUrl: string;
 
   before(async () => {
@@ -80,12 +79,8 @@ describe('GET /s/:token in headless Chromium (D-SHARE-1)', { skip }, () => {
       assert.equal(uploaded.status, 201, uploaded.text);
     }
     pageUrl = (await owner.post(`/api/notes/${note.body.id}/share`)).body.url;
-    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => server?.close());
 
   for (const [name, options] of Object.entries(VIEWPORTS)) {
     it(`renders the title and the checklist on a ${name}, with nothing blocked by the CSP`, async (t) => {

@@ -6,25 +6,18 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { NOTE_COLORS } from '../src/shared/colors.js';
 import {
-  launchChromium,
   seriousViolations,
   signedInContext,
   skipWithoutChromium as skip,
+  useBrowser,
 } from './helpers/browser.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import { useOwner, useServer } from './helpers/server.js';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 const SCHEMES = ['light', 'dark'] as const;
 const screenshot = (page: Page, name: string) =>
@@ -43,11 +36,10 @@ async function violationsIn(page: Page, view: string, out: Record<string, unknow
 
 describe('no serious axe violation in the main views, light and dark', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let shareToken: string;
 
   before(async () => {
-    owner = await setupOwner(server.url);
     // Secondary text on every colour: a ticked item, a label chip, the "Edited" line.
     for (const color of NOTE_COLORS)
       await owner.post('/api/notes', {

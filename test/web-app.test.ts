@@ -6,28 +6,22 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { NOTE_COLORS as COLOR_VALUES } from '../src/shared/colors.js';
 import { NEW_CARDS_PER_FRAME } from '../web/src/app/frameBudget.js';
 import type { ServerNote } from '../web/src/sync/index.js';
 import {
   eventually,
-  launchChromium,
   seriousViolations,
   signedInContext,
   skipWithoutChromium as skip,
+  useBrowser,
 } from './helpers/browser.js';
 import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import { useOwner, useServer } from './helpers/server.js';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 describe('first visit: setup, then sign-in', { skip }, () => {
   const server = useServer();
@@ -62,12 +56,11 @@ describe('first visit: setup, then sign-in', { skip }, () => {
 
 describe('the Keep experience', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let context: BrowserContext;
   let page: Page;
 
   before(async () => {
-    owner = await setupOwner(server.url);
     context = await signedInContext(browser, owner);
     page = await context.newPage();
     await page.goto(server.url);
@@ -463,10 +456,9 @@ describe('the Keep experience', { skip }, () => {
 
 describe("a card's buttons (built when idle, or at once for the card in use)", { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
 
   before(async () => {
-    owner = await setupOwner(server.url);
     // Five notes: in 1280×800's four columns, the fifth card is below the first.
     for (const title of ['Fifth', 'Fourth', 'Third', 'Second', 'First'])
       assert.equal((await owner.post('/api/notes', { title, content: `${title} note` })).status, 201);

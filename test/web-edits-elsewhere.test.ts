@@ -6,33 +6,17 @@
  * and the open editor goes on in the note that holds it.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { after, describe, it } from 'node:test';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
-import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import { createUserClient, type TestClient } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
 import { pullAll, share } from './helpers/sync.js';
-import { buildWebApp } from './helpers/webApp.js';
 
-let browser: Browser;
-let server: TestServer;
-let owner: TestClient;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-  server = await startServer();
-  owner = await setupOwner(server.url);
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const browser = useBrowser();
+const server = useServer();
+const owner = useOwner(server, { overSocket: true });
 
 const contexts: BrowserContext[] = [];
 after(() => Promise.all(contexts.map((context) => context.close())));

@@ -8,29 +8,18 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import { before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import type { TestClient } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
 
 const NOTES = 5_000;
 const PINNED = 3;
 /** Far more than a screen of cards, far fewer than the account's: 5,000 cards are ~75,000. */
 const MAX_ELEMENTS = 4_000;
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 /** "Note 1" … "Note 5000" in display order (by sortOrder), the first three pinned, of varied length. */
 async function seed(owner: TestClient): Promise<void> {
@@ -136,10 +125,9 @@ describe(`a ${NOTES.toLocaleString('en-US')}-note account: only the cards near t
   skip,
 }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
 
   before(async () => {
-    owner = await setupOwner(server.url);
     await seed(owner);
   });
 

@@ -8,25 +8,14 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import type { ServerNote } from '../web/src/sync/index.js';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
 import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import { useOwner, useServer } from './helpers/server.js';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 const ESSAY = Array.from({ length: 5000 }, (_, index) => (index % 12 === 11 ? 'word.\n' : 'word')).join(' ');
@@ -55,7 +44,7 @@ const focusedElement = (page: Page) =>
 
 describe('as good as Keep in the hand', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let desktop: BrowserContext;
   let phone: BrowserContext;
   let page: Page;
@@ -70,7 +59,6 @@ describe('as good as Keep in the hand', { skip }, () => {
   };
 
   before(async () => {
-    owner = await setupOwner(server.url);
     await create({ title: 'Groceries', content: '- [ ] milk\n- [ ] bread', checklistMode: true });
     await create({ title: 'Essay', content: ESSAY });
     await create({ title: 'Short', content: 'Two words' });

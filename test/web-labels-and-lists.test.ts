@@ -6,32 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import { useOwner, useServer } from './helpers/server.js';
 import { pullAll } from './helpers/sync.js';
-import { buildWebApp } from './helpers/webApp.js';
 
-let browser: Browser;
-let server: TestServer;
-let owner: TestClient;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-  server = await startServer();
-  owner = await setupOwner(server.url);
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const browser = useBrowser();
+const server = useServer();
+const owner = useOwner(server, { overSocket: true });
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 const focus = (page: Page) => page.evaluate(() => window.dispatchEvent(new Event('focus')));

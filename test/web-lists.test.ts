@@ -8,24 +8,12 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, CDPSession, Locator, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Locator, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import { useOwner, useServer } from './helpers/server.js';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
@@ -80,7 +68,7 @@ const focusedValue = (page: Page) =>
 
 describe('lists like Keep, reordering by touch', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let desktop: BrowserContext;
   let phone: BrowserContext;
 
@@ -93,7 +81,6 @@ describe('lists like Keep, reordering by touch', { skip }, () => {
   };
 
   before(async () => {
-    owner = await setupOwner(server.url);
     await create({
       title: 'Groceries',
       content: '- [ ] milk\n- [x] bread\n- [ ] eggs\n- [ ] tea',

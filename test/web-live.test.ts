@@ -9,28 +9,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
-import { addUser, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import { addUser, OWNER_PASSWORD, TestClient } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
 import { share } from './helpers/sync.js';
-import { buildWebApp } from './helpers/webApp.js';
 
 /** Well under the fallback poll's 30 s: what arrives within it came through the stream. */
 const LIVE_MS = 5_000;
 const ADA_PASSWORD = 'analytical engine';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 async function signIn(url: string, email: string, password: string): Promise<TestClient> {
   const client = new TestClient(url);
@@ -59,12 +48,15 @@ function caretOf(page: Page) {
 
 describe('live: two devices and a collaborator', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, {
+    overSocket: true,
+    displayName: 'Grace Hopper',
+    email: 'grace@example.com',
+  });
   let ada: TestClient;
   const contexts: BrowserContext[] = [];
 
   before(async () => {
-    owner = await setupOwner(server.url, { displayName: 'Grace Hopper', email: 'grace@example.com' });
     await addUser(owner, 'ada@example.com', ADA_PASSWORD, 'Ada Lovelace');
     ada = await signIn(server.url, 'ada@example.com', ADA_PASSWORD);
   });
@@ -178,11 +170,10 @@ describe('live: two devices and a collaborator', { skip }, () => {
 
 describe('live: the stream refused', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let context: BrowserContext;
 
   before(async () => {
-    owner = await setupOwner(server.url);
     context = await signedInContext(browser, owner);
   });
   after(() => context?.close());

@@ -8,31 +8,27 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import type { ServerAttachment, ServerNote } from '../web/src/sync/index.js';
 import {
   eventually,
-  launchChromium,
   seriousViolations,
   signedInContext,
   skipWithoutChromium as skip,
+  useBrowser,
 } from './helpers/browser.js';
 import { setupOwner, type TestClient } from './helpers/client.js';
-import { startServer, type TestServer, useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import { startServer, type TestServer, useOwner, useServer } from './helpers/server.js';
 import { fetchAs } from './web-sync-helpers.js';
 
-let browser: Browser;
+const browser = useBrowser();
 let red: Buffer;
 before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
   red = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#e00000' } })
     .png()
     .toBuffer();
 });
-after(() => browser?.close());
 
 const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
 const focus = (page: Page) => page.evaluate(() => window.dispatchEvent(new Event('focus')));
@@ -343,12 +339,11 @@ describe('images', { skip }, () => {
 
 describe('conflict copies and version history', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let context: BrowserContext;
   let page: Page;
 
   before(async () => {
-    owner = await setupOwner(server.url);
     context = await signedInContext(browser, owner, { bypassCSP: true });
     page = await context.newPage();
   });

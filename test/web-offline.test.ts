@@ -9,29 +9,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
 import {
   CHROMIUM,
   CHROMIUM_ARGS,
   eventually,
-  launchChromium,
   signedInContext,
   skipWithoutChromium as skip,
+  useBrowser,
 } from './helpers/browser.js';
 import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
 import { startServer, type TestServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
 
 /** A name that resolves to loopback but is not "localhost": an insecure context on plain http. */
 const LAN_NAME = 'notes.test';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium([`--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`]);
-});
-after(() => browser?.close());
+const browser = useBrowser({ args: [`--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`] });
 
 const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
 

@@ -7,27 +7,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
 import { fetchAs, image } from './helpers/archives.js';
 import {
   eventually,
-  launchChromium,
   seriousViolations,
   signedInContext,
   skipWithoutChromium as skip,
+  useBrowser,
 } from './helpers/browser.js';
-import { addUser, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
+import { addUser, OWNER_PASSWORD, TestClient } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
 import { type ExpectedNote, webImportFixture } from './helpers/takeout.js';
-import { buildWebApp } from './helpers/webApp.js';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 const ADA_PASSWORD = 'analytical engine';
 
@@ -56,7 +50,11 @@ async function signIn(url: string, email: string, password: string): Promise<Tes
 
 describe('people and sharing', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, {
+    overSocket: true,
+    displayName: 'Grace Hopper',
+    email: 'grace@example.com',
+  });
   let ada: TestClient;
   let ownerContext: BrowserContext;
   let adaContext: BrowserContext;
@@ -64,7 +62,6 @@ describe('people and sharing', { skip }, () => {
   let adaPage: Page;
 
   before(async () => {
-    owner = await setupOwner(server.url, { displayName: 'Grace Hopper', email: 'grace@example.com' });
     await addUser(owner, 'ada@example.com', ADA_PASSWORD, 'Ada Lovelace');
     ada = await signIn(server.url, 'ada@example.com', ADA_PASSWORD);
     ownerContext = await signedInContext(browser, owner, { bypassCSP: true });
@@ -302,14 +299,13 @@ describe('people and sharing', { skip }, () => {
 
 describe('moving in and out', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let context: BrowserContext;
   let page: Page;
   let fixture: Awaited<ReturnType<typeof webImportFixture>>;
   const file = path.join(os.tmpdir(), `takeout-web-${process.pid}.zip`);
 
   before(async () => {
-    owner = await setupOwner(server.url);
     fixture = await webImportFixture();
     fs.writeFileSync(file, fixture.archive);
     context = await signedInContext(browser, owner);
@@ -383,12 +379,11 @@ describe('moving in and out', { skip }, () => {
 
 describe('share target and app shortcuts', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let context: BrowserContext;
   let page: Page;
 
   before(async () => {
-    owner = await setupOwner(server.url);
     context = await signedInContext(browser, owner);
     page = await openApp(context, server.url);
     await page.evaluate(() => navigator.serviceWorker.ready);

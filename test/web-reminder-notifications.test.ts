@@ -8,26 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
+import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
 import { type PushService, startPushService } from './helpers/pushService.js';
-import { useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import { useOwner, useServer } from './helpers/server.js';
 
 const HOUR = 60 * 60 * 1000;
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 /** What the tests use of the worker's global scope (the tests compile without the WebWorker lib). */
 interface WorkerScope {
@@ -49,7 +37,7 @@ interface Shown {
 describe('a reminder’s notification', { skip }, () => {
   const server = useServer({ env: { PUSH_ALLOW_PRIVATE_ENDPOINTS: 'true' } });
   let pushService: PushService;
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let context: BrowserContext;
   let page: Page;
   let worker: Worker;
@@ -58,7 +46,6 @@ describe('a reminder’s notification', { skip }, () => {
 
   before(async () => {
     pushService = await startPushService();
-    owner = await setupOwner(server.url);
     // The server pushes to this subscription; the test hands each push on to the browser.
     await owner.post('/api/push/subscriptions', pushService.subscribe());
     context = await signedInContext(browser, owner);

@@ -5,23 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
-import { setupOwner, type TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import type { TestClient } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 const ZONE = 'Europe/Berlin';
 /**
@@ -41,12 +30,11 @@ const berlin = (iso: string) =>
 
 describe('reminders in the web app', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, { overSocket: true });
   let context: BrowserContext;
   let page: Page;
 
   before(async () => {
-    owner = await setupOwner(server.url);
     await owner.post('/api/notes', { title: 'Call the dentist' });
     await owner.post('/api/notes', { title: 'Water the plants' });
     context = await signedInContext(browser, owner, { timezoneId: ZONE, locale: 'en-GB' });

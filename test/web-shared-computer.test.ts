@@ -8,24 +8,13 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
-import {
-  eventually,
-  launchChromium,
-  signedInContext,
-  skipWithoutChromium as skip,
-} from './helpers/browser.js';
-import { addUser, OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
-import { useServer } from './helpers/server.js';
-import { buildWebApp } from './helpers/webApp.js';
+import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import { addUser, OWNER_PASSWORD, TestClient } from './helpers/client.js';
+import { useOwner, useServer } from './helpers/server.js';
 
-let browser: Browser;
-before(async () => {
-  buildWebApp();
-  browser = await launchChromium();
-});
-after(() => browser?.close());
+const browser = useBrowser();
 
 const ADA_PASSWORD = 'analytical engine';
 const ENDED = /session on this device has ended/;
@@ -92,7 +81,11 @@ async function endedScreen(page: Page, url: string): Promise<void> {
 
 describe('a shared computer', { skip }, () => {
   const server = useServer();
-  let owner: TestClient;
+  const owner = useOwner(server, {
+    overSocket: true,
+    displayName: 'Grace Hopper',
+    email: 'grace@example.com',
+  });
   let ada: TestClient;
   let adaId: string;
   let graceId: string;
@@ -100,7 +93,6 @@ describe('a shared computer', { skip }, () => {
   let page: Page;
 
   before(async () => {
-    owner = await setupOwner(server.url, { displayName: 'Grace Hopper', email: 'grace@example.com' });
     graceId = String((await owner.get('/api/auth/status')).body.user.id);
     adaId = String(await addUser(owner, 'ada@example.com', ADA_PASSWORD, 'Ada Lovelace'));
     assert.equal((await owner.post('/api/notes', { content: "Grace's plans" })).status, 201);

@@ -7,28 +7,23 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { launchChromium, skipWithoutChromium } from './helpers/browser.js';
+import { skipWithoutChromium, useBrowser } from './helpers/browser.js';
 import { addUser, OWNER_PASSWORD, setupOwner } from './helpers/client.js';
 import { type ServerWithProvider, startServerWithProvider } from './helpers/oidcProvider.js';
-import { buildWebApp } from './helpers/webApp.js';
 
 describe('signing in with the identity provider in the browser', { skip: skipWithoutChromium }, () => {
-  let browser: Browser;
+  const browser = useBrowser();
   let setup: ServerWithProvider;
 
   before(async () => {
-    buildWebApp();
     setup = await startServerWithProvider(
       { bob: { email: 'bob@example.test', emailVerified: true, name: 'Bob' } },
       { PASSWORD_LOGIN: 'false' },
     );
     const owner = await setupOwner(setup.server);
     await addUser(owner, 'bob@example.test');
-    browser = await launchChromium();
   });
   after(async () => {
-    await browser?.close();
     await setup?.server.close();
     await setup?.provider.close();
   });

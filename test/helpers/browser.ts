@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { after, before } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type LaunchOptions, type Page } from 'playwright-core';
 import type { TestClient } from './client.js';
+import { buildWebApp } from './webApp.js';
 
 /** Debian's Chromium; .ci/install-chromium.sh installs it. In CI the tests must run, never skip. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -25,9 +27,42 @@ export function launchChromium(extraArgs: string[] = [], options: LaunchOptions 
   return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs], ...options });
 }
 
+/** What the tests of a `useBrowser()` file use of its Chromium. */
+export type BrowserHandle = Pick<Browser, 'newContext' | 'newPage'>;
+
+/**
+ * One Chromium for the tests of the file (called at the top level) or of the describe block it is
+ * called in: launched in `before` (after building dist/web if stale, unless `webApp` is false),
+ * closed in `after`. Without Chromium (skipWithoutChromium) nothing is launched: the tests skip.
+ */
+export function useBrowser({
+  args = [],
+  webApp = true,
+}: {
+  args?: string[];
+  webApp?: boolean;
+} = {}): BrowserHandle {
+  let browser: Browser | undefined;
+  before(async () => {
+    if (skipWithoutChromium) return;
+    if (webApp) buildWebApp();
+    browser = await launchChromium(args);
+  });
+  after(() => browser?.close());
+  const current = (): Browser => {
+    if (browser === undefined)
+      throw new Error('useBrowser(): launched in before(); use it from tests and hooks');
+    return browser;
+  };
+  return {
+    newContext: (options) => current().newContext(options),
+    newPage: (options) => current().newPage(options),
+  };
+}
+
 /** A browser context signed in with the session of `client` (set up through the API: faster). */
 export async function signedInContext(
-  browser: Browser,
+  browser: BrowserHandle,
   client: TestClient,
   options: Parameters<Browser['newContext']>[0] = {},
 ): Promise<BrowserContext> {
