@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { freePort } from '../bench/processes.js';
 import { configVariableNames } from '../src/config.js';
 import { attach, image } from './helpers/archives.js';
-import { TestClient } from './helpers/client.js';
 import { ComposeProject } from './helpers/compose.js';
+import { CONTAINER_OWNER, readBack, signIn, takeNote, untilHealthy } from './helpers/container.js';
 import { onPostgres } from './helpers/postgres.js';
 
 /**
@@ -46,8 +46,6 @@ const MIGRATIONS_SINCE_PREVIOUS = '0015_revision_age_index';
 const PREVIOUS_IMAGE = `localhost/keepsake-notes:previous-${PREVIOUS_COMMIT.slice(0, 12)}`;
 /** Kept after the run: its layers make the next build on this machine quick. */
 const IMAGE = 'localhost/keepsake-notes:test';
-const OWNER_EMAIL = 'owner@example.com';
-const OWNER_PASSWORD = 'container owner password';
 
 /** Why the image cannot be built and run here, or null when it can. */
 function whyNotRunnable(): string | null {
@@ -186,27 +184,6 @@ async function buildPrevious(work: string): Promise<void> {
   fs.rmSync(context, { recursive: true, force: true });
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Milliseconds until /api/health answers 200 (throws after a minute). */
-async function untilHealthy(url: string, since = Date.now()): Promise<number> {
-  while (Date.now() - since < 60_000) {
-    const ok = await fetch(`${url}/api/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return Date.now() - since;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not become healthy within a minute`);
-}
-
 describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
   let work: string;
   let port: number;
@@ -273,6 +250,32 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
     console.log(`container image measurements: ${JSON.stringify(measured)}`);
   });
 
+  /**
+   * The image run as `containerName` on the host's network (port publishing does not work in
+   * this sandbox), on 127.0.0.1 only as the port is on the machine's interfaces, with no
+   * capabilities, the volume on /data, and `options` added.
+   */
+  const runImage = (containerName: string, options: string[] = []) =>
+    podman([
+      '--runtime',
+      'runc',
+      'run',
+      '--detach',
+      '--name',
+      containerName,
+      '--network=host',
+      ...options,
+      '--cap-drop=ALL',
+      '--security-opt=no-new-privileges',
+      '--env',
+      `PORT=${port}`,
+      '--env',
+      'HOST=127.0.0.1',
+      '--volume',
+      `${volume}:/data`,
+      IMAGE,
+    ]);
+
   it('is labelled with the version, runs as a user of its own, serves PORT 3000 on every interface', async () => {
     const [config] = JSON.parse((await podman(['image', 'inspect', IMAGE])).stdout);
     assert.equal(config.Config.Labels['org.opencontainers.image.version'], VERSION);
@@ -292,45 +295,24 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
     port = await freePort();
     url = `http://127.0.0.1:${port}`;
     const password = path.join(work, 'owner-password');
-    fs.writeFileSync(password, `${OWNER_PASSWORD}\n`);
+    fs.writeFileSync(password, `${CONTAINER_OWNER.password}\n`);
     await podman(['secret', 'create', secret, password]);
     await podman(['volume', 'create', volume]);
-    // Host networking (port publishing does not work in this sandbox); 127.0.0.1 only, as the
-    // port is on the machine's interfaces.
     const started = Date.now();
-    await podman([
-      '--runtime',
-      'runc',
-      'run',
-      '--detach',
-      '--name',
-      name,
-      '--network=host',
-      '--cap-drop=ALL',
-      '--security-opt=no-new-privileges',
+    await runImage(name, [
       '--env',
-      `PORT=${port}`,
-      '--env',
-      'HOST=127.0.0.1',
-      '--env',
-      `OWNER_EMAIL=${OWNER_EMAIL}`,
+      `OWNER_EMAIL=${CONTAINER_OWNER.email}`,
       '--env',
       `OWNER_PASSWORD_FILE=/run/secrets/${secret}`,
       '--secret',
       secret,
-      '--volume',
-      `${volume}:/data`,
-      IMAGE,
     ]);
     measured.coldStartMs = await untilHealthy(url, started);
 
-    const owner = new TestClient(url);
-    const login = await owner.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD });
-    assert.equal(login.status, 200, login.text);
-    const note = await owner.post('/api/notes', { title: 'Kept in the volume', content: 'across a restart' });
-    assert.equal(note.status, 201, note.text);
+    const owner = await signIn(url);
+    const note = await takeNote(owner, { title: 'Kept in the volume', content: 'across a restart' });
     // The packages the bundle loads at run time are in the image: sharp (an image), swagger-ui.
-    const photo = await attach(owner, note.body.id, await image(1));
+    const photo = await attach(owner, note.id, await image(1));
     assert.equal(photo.status, 201, photo.text);
     assert.equal((await owner.get('/api/docs/static/swagger-ui-bundle.js')).status, 200);
 
@@ -361,14 +343,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
     const restarted = Date.now();
     await podman(['--runtime', 'runc', 'start', name]);
     measured.warmStartMs = await untilHealthy(url, restarted);
-    const again = new TestClient(url);
-    assert.equal(
-      (await again.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD })).status,
-      200,
-    );
-    const read = await again.get(`/api/notes/${note.body.id}`);
-    assert.equal(read.status, 200);
-    assert.equal(read.body.content, 'across a restart');
+    await readBack(url, note);
     const logs = (await podman(['logs', name])).stdout;
     assert.match(logs, /"msg":"Keepsake Notes [^ ]+ on SQLite \/data\/notes\.db; .*schema up to date"/);
   });
@@ -377,36 +352,11 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
     await podman(['stop', name]);
     const readOnly = `${name}-read-only`;
     try {
-      await podman([
-        '--runtime',
-        'runc',
-        'run',
-        '--detach',
-        '--name',
-        readOnly,
-        '--network=host',
-        '--read-only',
-        '--tmpfs',
-        '/tmp',
-        '--cap-drop=ALL',
-        '--security-opt=no-new-privileges',
-        '--env',
-        `PORT=${port}`,
-        '--env',
-        'HOST=127.0.0.1',
-        '--volume',
-        `${volume}:/data`,
-        IMAGE,
-      ]);
+      await runImage(readOnly, ['--read-only', '--tmpfs', '/tmp']);
       await untilHealthy(url);
-      const owner = new TestClient(url);
-      assert.equal(
-        (await owner.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD })).status,
-        200,
-      );
-      const note = await owner.post('/api/notes', { content: 'written on a read-only root' });
-      assert.equal(note.status, 201, note.text);
-      assert.equal((await attach(owner, note.body.id, await image(2))).status, 201);
+      const owner = await signIn(url);
+      const note = await takeNote(owner, { content: 'written on a read-only root' });
+      assert.equal((await attach(owner, note.id, await image(2))).status, 201);
     } finally {
       await podman(['rm', '--force', '--time', '0', readOnly], { allowFailure: true });
     }
@@ -441,7 +391,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
           NOTES_IMAGE: notesImage,
           NOTES_PORT: String(hostPort),
           ...serviceImages,
-          OWNER_EMAIL,
+          OWNER_EMAIL: CONTAINER_OWNER.email,
           OWNER_PASSWORD_FILE: '/run/secrets/owner_password',
           ...env,
         },
@@ -456,20 +406,6 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
     const milliseconds = await untilHealthy(origin, started);
     for (const service of project.services) assert.ok(await project.healthy(service), `${service} healthy`);
     return milliseconds;
-  }
-
-  const signIn = async (origin: string) => {
-    const client = new TestClient(origin);
-    const login = await client.post('/api/auth/login', { email: OWNER_EMAIL, password: OWNER_PASSWORD });
-    assert.equal(login.status, 200, login.text);
-    return client;
-  };
-
-  async function readBack(origin: string, note: { id: string; content: string }) {
-    const read = await (await signIn(origin)).get(`/api/notes/${note.id}`);
-    assert.equal(read.status, 200, read.text);
-    assert.equal(read.body.content, note.content);
-    return read.body;
   }
 
   /**
@@ -508,7 +444,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       'sqlite',
       hostPort,
       {},
-      { owner_password: { text: OWNER_PASSWORD, uid: 10001 } },
+      { owner_password: { text: CONTAINER_OWNER.password, uid: 10001 } },
     );
     const [previous, current] = [projectOn(PREVIOUS_IMAGE), projectOn(IMAGE)];
     try {
@@ -520,9 +456,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
         });
         assert.equal(exists.code, 1, `${other} runs without the postgres profile`);
       }
-      const owner = await signIn(origin);
-      const created = await owner.post('/api/notes', { content: 'kept by compose on SQLite' });
-      assert.equal(created.status, 201, created.text);
+      const note = await takeNote(await signIn(origin), { content: 'kept by compose on SQLite' });
 
       // The backup before the upgrade, as docs/deploy.md shows it: with the version that runs,
       // beside the running server, into the volume, then out of the container.
@@ -538,7 +472,6 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       assert.equal(fs.readFileSync(copied).subarray(0, 4).toString('latin1'), 'PK\x03\x04');
       fs.chmodSync(copied, 0o644);
 
-      const note = { id: created.body.id, content: 'kept by compose on SQLite' };
       await upgrade(previous, current, origin, note);
 
       // Rolling back as docs/deploy.md says: the pre-upgrade backup restored into a fresh volume
@@ -601,7 +534,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
         REDIS_URL_FILE: '/run/secrets/redis_url',
       },
       {
-        owner_password: { text: OWNER_PASSWORD, uid: 10001 },
+        owner_password: { text: CONTAINER_OWNER.password, uid: 10001 },
         postgres_password: { text: postgresPassword, uid: 999 },
         database_url: { text: `postgres://notes:${postgresPassword}@postgres:5432/notes`, uid: 10001 },
         redis_url: { text: 'redis://redis:6379/0', uid: 10001 },
@@ -623,9 +556,8 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       assert.doesNotMatch(logs.stdout + logs.stderr, new RegExp(postgresPassword));
 
       const owner = await signIn(origin);
-      const created = await owner.post('/api/notes', { content: 'kept by compose in PostgreSQL' });
-      assert.equal(created.status, 201, created.text);
-      assert.equal((await attach(owner, created.body.id, await image(3))).status, 201);
+      const note = await takeNote(owner, { content: 'kept by compose in PostgreSQL' });
+      assert.equal((await attach(owner, note.id, await image(3))).status, 201);
       // The backup docs/deploy.md shows for this profile: pg_dump in the postgres container.
       const dump = await podman([
         'exec',
@@ -638,10 +570,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       ]);
       assert.ok(dump.stdout.startsWith('PGDMP'), 'a pg_dump archive');
 
-      const read = await upgrade(previous, current, origin, {
-        id: created.body.id,
-        content: 'kept by compose in PostgreSQL',
-      });
+      const read = await upgrade(previous, current, origin, note);
       assert.equal(read.attachments.length, 1);
     } finally {
       await current.down({ volumes: true });
