@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
+import { freePort } from '../bench/processes.js';
 import { deploymentSummary } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { OpenDatabase } from '../src/db/connection.js';
@@ -13,15 +14,6 @@ import { migrations } from '../src/db/migrations/index.js';
 import { clientOf } from './helpers/client.js';
 import { databaseUrlFor, dropDatabaseOf, onPostgres } from './helpers/postgres.js';
 import { mainArguments, startServer, tempDataDir } from './helpers/server.js';
-
-/** A port on 127.0.0.1 that nothing listens on (until the test listens on it). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The server's entry point run to its end: exit code, stdout and stderr. */
 async function runToExit(env: Record<string, string>) {
