@@ -10,7 +10,7 @@ import { freePort } from '../bench/processes.js';
 import { configVariableNames } from '../src/config.js';
 import { attach, image } from './helpers/archives.js';
 import { ComposeProject } from './helpers/compose.js';
-import { CONTAINER_OWNER, readBack, signIn, takeNote, untilHealthy } from './helpers/container.js';
+import { CONTAINER_OWNER, readBack, signInAsOwner, takeNote, untilHealthy } from './helpers/container.js';
 import { onPostgres } from './helpers/postgres.js';
 
 /**
@@ -309,7 +309,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
     ]);
     measured.coldStartMs = await untilHealthy(url, started);
 
-    const owner = await signIn(url);
+    const owner = await signInAsOwner(url);
     const note = await takeNote(owner, { title: 'Kept in the volume', content: 'across a restart' });
     // The packages the bundle loads at run time are in the image: sharp (an image), swagger-ui.
     const photo = await attach(owner, note.id, await image(1));
@@ -354,7 +354,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
     try {
       await runImage(readOnly, ['--read-only', '--tmpfs', '/tmp']);
       await untilHealthy(url);
-      const owner = await signIn(url);
+      const owner = await signInAsOwner(url);
       const note = await takeNote(owner, { content: 'written on a read-only root' });
       assert.equal((await attach(owner, note.id, await image(2))).status, 201);
     } finally {
@@ -456,7 +456,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
         });
         assert.equal(exists.code, 1, `${other} runs without the postgres profile`);
       }
-      const note = await takeNote(await signIn(origin), { content: 'kept by compose on SQLite' });
+      const note = await takeNote(await signInAsOwner(origin), { content: 'kept by compose on SQLite' });
 
       // The backup before the upgrade, as docs/deploy.md shows it: with the version that runs,
       // beside the running server, into the volume, then out of the container.
@@ -555,7 +555,7 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       );
       assert.doesNotMatch(logs.stdout + logs.stderr, new RegExp(postgresPassword));
 
-      const owner = await signIn(origin);
+      const owner = await signInAsOwner(origin);
       const note = await takeNote(owner, { content: 'kept by compose in PostgreSQL' });
       assert.equal((await attach(owner, note.id, await image(3))).status, 201);
       // The backup docs/deploy.md shows for this profile: pg_dump in the postgres container.

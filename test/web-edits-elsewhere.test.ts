@@ -9,7 +9,13 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
-import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import {
+  eventually,
+  focus,
+  signedInContext,
+  skipWithoutChromium as skip,
+  useBrowser,
+} from './helpers/browser.js';
 import { createUserClient, type TestClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 import { pullAll, share } from './helpers/sync.js';
@@ -35,8 +41,6 @@ async function editorOn(client: TestClient, title: string) {
   return { context, page, editor, box };
 }
 
-/** What the person does when coming back to the tab: the engine pulls and pushes on focus. */
-const focus = (page: Page) => page.evaluate(() => window.dispatchEvent(new Event('focus')));
 const status = (page: Page) => page.getByRole('status').first().textContent();
 const allSaved = (page: Page) =>
   eventually(async () => assert.equal(await status(page), 'All saved'), 30_000);

@@ -11,7 +11,14 @@ import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import type { ServerNote } from '../web/src/sync/index.js';
-import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import {
+  card,
+  eventually,
+  focus,
+  signedInContext,
+  skipWithoutChromium as skip,
+  useBrowser,
+} from './helpers/browser.js';
 import { OWNER_PASSWORD, setupOwner, TestClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 
@@ -20,7 +27,6 @@ const browser = useBrowser();
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 const ESSAY = Array.from({ length: 5000 }, (_, index) => (index % 12 === 11 ? 'word.\n' : 'word')).join(' ');
 
-const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
 const screenshot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(os.tmpdir(), `web-keep-feel-${name}.png`) });
 
@@ -371,7 +377,7 @@ describe('as good as Keep in the hand', { skip }, () => {
     await street.getByText('Walk there #travel').waitFor();
     assert.equal(await street.getByRole('list', { name: 'Labels' }).count(), 0);
     await create({ title: 'Tagged below', content: 'Text without tags\n#travel' });
-    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await focus(page);
     await card(page, 'Tagged below').getByRole('list', { name: 'Labels' }).getByText('travel').waitFor();
 
     const failures: string[] = [];

@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
-import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import {
+  eventually,
+  focus,
+  signedInContext,
+  skipWithoutChromium as skip,
+  useBrowser,
+} from './helpers/browser.js';
 import { useOwner, useServer } from './helpers/server.js';
 import { pullAll } from './helpers/sync.js';
 
@@ -17,7 +23,6 @@ const server = useServer();
 const owner = useOwner(server, { overSocket: true });
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
-const focus = (page: Page) => page.evaluate(() => window.dispatchEvent(new Event('focus')));
 
 async function openApp(options: Parameters<typeof signedInContext>[2] = {}) {
   const context = await signedInContext(browser, owner, options);

@@ -10,13 +10,18 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, CDPSession, Locator, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
-import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import {
+  card,
+  eventually,
+  signedInContext,
+  skipWithoutChromium as skip,
+  useBrowser,
+} from './helpers/browser.js';
 import { useOwner, useServer } from './helpers/server.js';
 
 const browser = useBrowser();
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
-const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
 const screenshot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(os.tmpdir(), `web-lists-${name}.png`) });
 /** The middle of `target`, once it is on screen (a card moving to another column is built again). */

@@ -10,8 +10,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
-import { addUser, OWNER_PASSWORD, TestClient } from './helpers/client.js';
+import {
+  card,
+  eventually,
+  signedInContext,
+  skipWithoutChromium as skip,
+  useBrowser,
+} from './helpers/browser.js';
+import { addUser, OWNER_PASSWORD, signIn, type TestClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 import { share } from './helpers/sync.js';
 
@@ -21,14 +27,6 @@ const ADA_PASSWORD = 'analytical engine';
 
 const browser = useBrowser();
 
-async function signIn(url: string, email: string, password: string): Promise<TestClient> {
-  const client = new TestClient(url);
-  const response = await client.post('/api/auth/login', { email, password });
-  assert.equal(response.status, 200, response.text);
-  return client;
-}
-
-const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
 const noteBox = (page: Page) => page.getByRole('dialog').first().getByRole('textbox', { name: 'Note' });
 
 /** Until the app's live stream is open (its first bytes arrived), so that hints reach it. */

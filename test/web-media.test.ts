@@ -12,7 +12,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import type { ServerAttachment, ServerNote } from '../web/src/sync/index.js';
 import {
+  card,
+  compose,
   eventually,
+  focus,
   seriousViolations,
   signedInContext,
   skipWithoutChromium as skip,
@@ -29,16 +32,6 @@ before(async () => {
     .png()
     .toBuffer();
 });
-
-const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
-const focus = (page: Page) => page.evaluate(() => window.dispatchEvent(new Event('focus')));
-
-async function compose(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Take a note…' }).click();
-  await page.getByRole('textbox', { name: 'Take a note…' }).fill(text);
-  await page.getByRole('button', { name: 'Close' }).click();
-  await card(page, text).waitFor();
-}
 
 /** The image in the card (or dialog) has been decoded and has its size on screen. */
 async function showsImage(scope: ReturnType<Page['locator']>, alt: string): Promise<string> {

@@ -14,7 +14,10 @@ import type { ServerNote } from '../web/src/sync/index.js';
 import {
   CHROMIUM,
   CHROMIUM_ARGS,
+  card,
+  compose,
   eventually,
+  focus,
   signedInContext,
   skipWithoutChromium as skip,
   useBrowser,
@@ -26,18 +29,6 @@ import { startServer, type TestServer } from './helpers/server.js';
 const LAN_NAME = 'notes.test';
 
 const browser = useBrowser({ args: [`--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`] });
-
-const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
-
-async function compose(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Take a note…' }).click();
-  await page.getByRole('textbox', { name: 'Take a note…' }).fill(text);
-  await page.getByRole('button', { name: 'Close' }).click();
-  await card(page, text).waitFor();
-}
-
-/** What the person does when coming back to the tab: the engine pulls and pushes on focus. */
-const focus = (page: Page) => page.evaluate(() => window.dispatchEvent(new Event('focus')));
 
 /** Waits until the service worker has precached the shell and controls the page. */
 async function controlledByWorker(page: Page): Promise<void> {

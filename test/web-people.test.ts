@@ -11,13 +11,15 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
 import { fetchAs, image } from './helpers/archives.js';
 import {
+  card,
   eventually,
+  focus,
   seriousViolations,
   signedInContext,
   skipWithoutChromium as skip,
   useBrowser,
 } from './helpers/browser.js';
-import { addUser, OWNER_PASSWORD, TestClient } from './helpers/client.js';
+import { addUser, OWNER_PASSWORD, signIn, TestClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 import { type ExpectedNote, webImportFixture } from './helpers/takeout.js';
 
@@ -39,13 +41,6 @@ async function openApp(context: BrowserContext, url: string, pathname = '/'): Pr
   await page.goto(new URL(pathname, url).href);
   await page.getByRole('status').first().waitFor();
   return page;
-}
-
-async function signIn(url: string, email: string, password: string): Promise<TestClient> {
-  const client = new TestClient(url);
-  const response = await client.post('/api/auth/login', { email, password });
-  assert.equal(response.status, 200);
-  return client;
 }
 
 describe('people and sharing', { skip }, () => {
@@ -75,7 +70,6 @@ describe('people and sharing', { skip }, () => {
     await adaContext?.close();
   });
 
-  const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
   const editor = (page: Page) => page.getByRole('dialog').first();
 
   it('the owner adds a collaborator; she sees the note and edits it; the open note shows her edit', async () => {
@@ -128,7 +122,7 @@ describe('people and sharing', { skip }, () => {
     );
     await dialog.getByRole('button', { name: 'Done' }).click();
     // The owner keeps the note open; Ada gets it on her next pull (focus) and edits it.
-    await adaPage.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await focus(adaPage);
     await card(adaPage, 'Plans').waitFor();
     // Her card shows the note's people: the owner and herself.
     await card(adaPage, 'Plans').getByRole('img', { name: 'Owner' }).waitFor();
@@ -154,7 +148,7 @@ describe('people and sharing', { skip }, () => {
     await dialog.getByRole('button', { name: 'Done' }).click();
     await editor(ownerPage).getByRole('button', { name: 'Close' }).click();
     assert.equal((await allNotes(ada)).length, 0);
-    await adaPage.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await focus(adaPage);
     await card(adaPage, 'Plans').waitFor({ state: 'detached' });
   });
 

@@ -10,29 +10,22 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
-import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
-import { addUser, OWNER_PASSWORD, TestClient } from './helpers/client.js';
+import {
+  card,
+  compose,
+  eventually,
+  focus,
+  signedInContext,
+  skipWithoutChromium as skip,
+  useBrowser,
+} from './helpers/browser.js';
+import { addUser, OWNER_PASSWORD, signIn, TestClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 
 const browser = useBrowser();
 
 const ADA_PASSWORD = 'analytical engine';
 const ENDED = /session on this device has ended/;
-
-const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
-
-async function compose(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Take a note…' }).click();
-  await page.getByRole('textbox', { name: 'Take a note…' }).fill(text);
-  await page.getByRole('button', { name: 'Close' }).click();
-  await card(page, text).waitFor();
-}
-
-async function signIn(url: string, email: string, password: string): Promise<TestClient> {
-  const client = new TestClient(url);
-  assert.equal((await client.post('/api/auth/login', { email, password })).status, 200);
-  return client;
-}
 
 /** What the browser holds: IndexedDB databases with their store sizes, and keepsake:* keys. */
 function deviceContents(page: Page) {
@@ -182,7 +175,7 @@ describe('a shared computer', { skip }, () => {
     await endSessionOf(context, server.url);
     // Back online, the app finds its session gone: the open notes leave the screen at once.
     await context.setOffline(false);
-    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await focus(page);
     await page.getByText(ENDED).waitFor();
     assert.equal(await page.getByRole('article').count(), 0);
     await page.getByRole('button', { name: "Remove this account's data from this device" }).click();

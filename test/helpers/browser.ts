@@ -73,6 +73,20 @@ export async function signedInContext(
   return context;
 }
 
+/** The card of the note named `name` in the app's grid or list. */
+export const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
+
+/** What the person does when coming back to the tab: the engine pulls and pushes on focus. */
+export const focus = (page: Page) => page.evaluate("window.dispatchEvent(new Event('focus'))");
+
+/** Takes a note `text` in the composer, closes it, and waits for its card. */
+export async function compose(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Take a note…' }).click();
+  await page.getByRole('textbox', { name: 'Take a note…' }).fill(text);
+  await page.getByRole('button', { name: 'Close' }).click();
+  await card(page, text).waitFor();
+}
+
 /** Retries `check` until it passes (the app and the sync engine work asynchronously). */
 export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -159,6 +159,18 @@ export function ownerClientFor(server: Required<ClientTarget>): Promise<TestClie
   return owner;
 }
 
+/** A client of `target` signed in as the user `email`. */
+export async function signIn(
+  target: string | ClientTarget,
+  email: string,
+  password: string,
+): Promise<TestClient> {
+  const client = clientOf(target);
+  const response = await client.post('/api/auth/login', { email, password });
+  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${response.text}`);
+  return client;
+}
+
 /**
  * Creates a non-owner user through POST /api/users (as `owner`, or as the server's owner signed
  * in with OWNER_PASSWORD, running setup first if needed) and returns a client signed in as them.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { TestClient } from './client.js';
+import { signIn, type TestClient } from './client.js';
 
 /**
  * The steps test/container.test.ts takes with every running image, the image's own and
@@ -24,12 +24,8 @@ export async function untilHealthy(url: string, since = Date.now()): Promise<num
 }
 
 /** A client of `origin` signed in as CONTAINER_OWNER. */
-export async function signIn(origin: string): Promise<TestClient> {
-  const client = new TestClient(origin);
-  const login = await client.post('/api/auth/login', CONTAINER_OWNER);
-  assert.equal(login.status, 200, login.text);
-  return client;
-}
+export const signInAsOwner = (origin: string): Promise<TestClient> =>
+  signIn(origin, CONTAINER_OWNER.email, CONTAINER_OWNER.password);
 
 /** A note `client` creates: its id and text, for readBack(). */
 export async function takeNote(
@@ -43,7 +39,7 @@ export async function takeNote(
 
 /** Signs in to `origin` and reads `note` back, with its text unchanged: the note as served. */
 export async function readBack(origin: string, note: { id: string; content: string }) {
-  const read = await (await signIn(origin)).get(`/api/notes/${note.id}`);
+  const read = await (await signInAsOwner(origin)).get(`/api/notes/${note.id}`);
   assert.equal(read.status, 200, read.text);
   assert.equal(read.body.content, note.content);
   return read.body;
