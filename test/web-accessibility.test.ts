@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { NOTE_COLORS } from '../src/shared/colors.js';
 import {
   seriousViolations,
-  signedInContext,
+  signedInPage,
   skipWithoutChromium as skip,
   useBrowser,
 } from './helpers/browser.js';
@@ -61,10 +61,8 @@ describe('no serious axe violation in the main views, light and dark', { skip },
   });
 
   it('the signed-in views: grid, editor, archive, trash, settings', async () => {
-    const context = await signedInContext(browser, owner, { bypassCSP: true });
-    const page = await context.newPage();
+    const { context, page } = await signedInPage(browser, owner, { bypassCSP: true });
     const found: Record<string, unknown> = {};
-    await page.goto(server.url);
     await page.getByRole('article', { name: 'A peach note' }).waitFor();
     await violationsIn(page, 'grid', found);
     await page.emulateMedia({ colorScheme: 'light' });

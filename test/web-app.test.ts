@@ -15,6 +15,7 @@ import {
   eventually,
   seriousViolations,
   signedInContext,
+  signedInPage,
   skipWithoutChromium as skip,
   useBrowser,
 } from './helpers/browser.js';
@@ -61,9 +62,7 @@ describe('the Keep experience', { skip }, () => {
   let page: Page;
 
   before(async () => {
-    context = await signedInContext(browser, owner);
-    page = await context.newPage();
-    await page.goto(server.url);
+    ({ context, page } = await signedInPage(browser, owner));
     await page.getByRole('textbox', { name: 'Take a note…' }).waitFor();
   });
   after(() => context?.close());
@@ -438,9 +437,7 @@ describe('the Keep experience', { skip }, () => {
   });
 
   it('has no serious or critical axe violations: grid, editor, light and dark', async () => {
-    const axeContext = await signedInContext(browser, owner, { bypassCSP: true });
-    const axePage = await axeContext.newPage();
-    await axePage.goto(server.url);
+    const { context: axeContext, page: axePage } = await signedInPage(browser, owner, { bypassCSP: true });
     await axePage.getByRole('article', { name: 'Trip' }).waitFor();
     for (const scheme of ['light', 'dark'] as const) {
       await axePage.emulateMedia({ colorScheme: scheme });
@@ -476,9 +473,7 @@ describe("a card's buttons (built when idle, or at once for the card in use)", {
   }
 
   it('are built in idle time for every card, with nothing pointed at', async () => {
-    const context = await signedInContext(browser, owner);
-    const page = await context.newPage();
-    await page.goto(server.url);
+    const { context, page } = await signedInPage(browser, owner);
     for (const title of ['First', 'Second', 'Fifth'])
       await page
         .getByRole('article', { name: title, exact: true })
@@ -554,9 +549,7 @@ describe('a long list: only the cards near the screen are in the page (decision 
         (await owner.post('/api/notes', { title: `Note ${index}`, content: `#label${index}` })).status,
         201,
       );
-    const context = await signedInContext(browser, owner);
-    const page = await context.newPage();
-    await page.goto(server.url);
+    const { context, page } = await signedInPage(browser, owner);
     await page.getByRole('article', { name: `Note ${NOTES}`, exact: true }).waitFor();
     await page.getByRole('status').getByText('All saved').waitFor();
     const rendered = await page.getByRole('article').count();
@@ -630,9 +623,7 @@ describe("a long note's card", { skip }, () => {
       { width: 1280, height: 800 },
       { width: 390, height: 844 },
     ]) {
-      const context = await signedInContext(browser, owner, { viewport });
-      const page = await context.newPage();
-      await page.goto(server.url);
+      const { context, page } = await signedInPage(browser, owner, { viewport });
       const grid = await shown(page);
       assert.ok(content.startsWith(grid.text) && grid.text.length < content.length / 2, 'the start only');
       assert.ok(grid.overflows, `the box is still full at ${viewport.width} px`);

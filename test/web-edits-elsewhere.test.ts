@@ -12,7 +12,7 @@ import type { ServerNote } from '../web/src/sync/index.js';
 import {
   eventually,
   focus,
-  signedInContext,
+  signedInPage,
   skipWithoutChromium as skip,
   useBrowser,
 } from './helpers/browser.js';
@@ -29,10 +29,8 @@ after(() => Promise.all(contexts.map((context) => context.close())));
 
 /** The app signed in as `client`, with the note `title` open in its editor. */
 async function editorOn(client: TestClient, title: string) {
-  const context = await signedInContext(browser, client);
+  const { context, page } = await signedInPage(browser, client);
   contexts.push(context);
-  const page = await context.newPage();
-  await page.goto(server.url);
   await page.getByRole('article', { name: title, exact: true }).click();
   const editor = page.getByRole('dialog');
   await editor.waitFor();

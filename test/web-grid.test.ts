@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import { eventually, signedInPage, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
 import type { TestClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 
@@ -132,9 +132,7 @@ describe(`a ${NOTES.toLocaleString('en-US')}-note account: only the cards near t
   });
 
   async function openApp(viewport: { width: number; height: number }) {
-    const context = await signedInContext(browser, owner, { viewport });
-    const page = await context.newPage();
-    await page.goto(server.url);
+    const { context, page } = await signedInPage(browser, owner, { viewport });
     await page.getByRole('article', { name: 'Note 1', exact: true }).waitFor({ timeout: 60_000 });
     await page.getByRole('status').getByText('All saved').waitFor({ timeout: 120_000 });
     return { context, page };

@@ -16,6 +16,7 @@ import {
   eventually,
   focus,
   signedInContext,
+  signedInPage,
   skipWithoutChromium as skip,
   useBrowser,
 } from './helpers/browser.js';
@@ -476,9 +477,7 @@ describe('the open note\'s colours leave its "Edited" line readable (issue 30, s
     const owner = await setupOwner(server.url);
     await owner.post('/api/notes', { title: 'Painted', content: 'Some text\nand more' });
     for (const options of [{}, PHONE]) {
-      const context = await signedInContext(browser, owner, options);
-      const page = await context.newPage();
-      await page.goto(server.url);
+      const { context, page } = await signedInPage(browser, owner, options);
       await card(page, 'Painted').click();
       const dialog = page.getByRole('dialog');
       await dialog.getByRole('button', { name: 'Background options' }).click();
@@ -508,9 +507,7 @@ describe('List view: Pinned and Others head the column of cards (issue 30, small
     const owner = await setupOwner(server.url);
     await owner.post('/api/notes', { title: 'Pinned one', content: 'up top', pinned: true });
     await owner.post('/api/notes', { title: 'Other one', content: 'below' });
-    const context = await signedInContext(browser, owner);
-    const page = await context.newPage();
-    await page.goto(server.url);
+    const { context, page } = await signedInPage(browser, owner);
     await card(page, 'Pinned one').waitFor();
     await page.getByRole('button', { name: 'List view' }).click();
     await page.getByRole('button', { name: 'Grid view' }).waitFor();

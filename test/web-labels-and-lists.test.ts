@@ -11,7 +11,7 @@ import type { ServerNote } from '../web/src/sync/index.js';
 import {
   eventually,
   focus,
-  signedInContext,
+  signedInPage,
   skipWithoutChromium as skip,
   useBrowser,
 } from './helpers/browser.js';
@@ -24,10 +24,8 @@ const owner = useOwner(server, { overSocket: true });
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
-async function openApp(options: Parameters<typeof signedInContext>[2] = {}) {
-  const context = await signedInContext(browser, owner, options);
-  const page = await context.newPage();
-  await page.goto(server.url);
+async function openApp(options: Parameters<typeof signedInPage>[2] = {}) {
+  const { context, page } = await signedInPage(browser, owner, options);
   await page.getByRole('textbox', { name: 'Take a note…' }).waitFor();
   return { context, page };
 }

@@ -18,6 +18,7 @@ import {
   focus,
   seriousViolations,
   signedInContext,
+  signedInPage,
   skipWithoutChromium as skip,
   useBrowser,
 } from './helpers/browser.js';
@@ -85,9 +86,7 @@ describe('images', { skip }, () => {
   before(async () => {
     server = await startServer();
     owner = await setupOwner(server.url);
-    context = await signedInContext(browser, owner, { bypassCSP: true });
-    page = await context.newPage();
-    await page.goto(server.url);
+    ({ context, page } = await signedInPage(browser, owner, { bypassCSP: true }));
     await page.getByRole('textbox', { name: 'Take a note…' }).waitFor();
     // The service worker precached the shell: the page can reload with the server gone.
     await page.evaluate(() => navigator.serviceWorker.ready);

@@ -18,7 +18,7 @@ import {
   compose,
   eventually,
   focus,
-  signedInContext,
+  signedInPage,
   skipWithoutChromium as skip,
   useBrowser,
 } from './helpers/browser.js';
@@ -106,9 +106,7 @@ describe('offline with a service worker', { skip }, () => {
   before(async () => {
     server = await startServer();
     owner = await setupOwner(server.url);
-    context = await signedInContext(browser, owner);
-    page = await context.newPage();
-    await page.goto(server.url);
+    ({ context, page } = await signedInPage(browser, owner));
     await page.getByRole('textbox', { name: 'Take a note…' }).waitFor();
     await controlledByWorker(page);
   });
@@ -153,9 +151,7 @@ describe('offline with a service worker', { skip }, () => {
   });
 
   it('two browsers editing one note offline converge on both fields, and show it', async () => {
-    const other = await signedInContext(browser, owner);
-    const otherPage = await other.newPage();
-    await otherPage.goto(server.url);
+    const { context: other, page: otherPage } = await signedInPage(browser, owner);
     await card(otherPage, 'Written online').waitFor();
 
     await context.setOffline(true);
@@ -183,9 +179,7 @@ describe('offline with a service worker', { skip }, () => {
   it('a session ended elsewhere hides the notes, keeps the edits, and syncs them after sign-in', async () => {
     const device = new TestClient(server.url);
     await device.post('/api/auth/login', { password: OWNER_PASSWORD });
-    const signedOut = await signedInContext(browser, device);
-    const devicePage = await signedOut.newPage();
-    await devicePage.goto(server.url);
+    const { context: signedOut, page: devicePage } = await signedInPage(browser, device);
     await card(devicePage, 'Written online').waitFor();
     // Typed while the device cannot reach the server, so that a change is waiting when the session
     // ends: whichever finds the session gone first, the push or the live stream, finds it pending.

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { eventually, signedInContext, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
+import { eventually, signedInPage, skipWithoutChromium as skip, useBrowser } from './helpers/browser.js';
 import type { TestClient } from './helpers/client.js';
 import { useOwner, useServer } from './helpers/server.js';
 
@@ -37,9 +37,7 @@ describe('reminders in the web app', { skip }, () => {
   before(async () => {
     await owner.post('/api/notes', { title: 'Call the dentist' });
     await owner.post('/api/notes', { title: 'Water the plants' });
-    context = await signedInContext(browser, owner, { timezoneId: ZONE, locale: 'en-GB' });
-    page = await context.newPage();
-    await page.goto(server.url);
+    ({ context, page } = await signedInPage(browser, owner, { timezoneId: ZONE, locale: 'en-GB' }));
     await page.getByRole('status').getByText('All saved').waitFor();
   });
   after(() => context?.close());

@@ -73,6 +73,18 @@ export async function signedInContext(
   return context;
 }
 
+/** A page of a context signed in as `client` (signedInContext), opened at the app's start. */
+export async function signedInPage(
+  browser: BrowserHandle,
+  client: TestClient,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await signedInContext(browser, client, options);
+  const page = await context.newPage();
+  await page.goto(client.baseUrl);
+  return { context, page };
+}
+
 /** The card of the note named `name` in the app's grid or list. */
 export const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
 
