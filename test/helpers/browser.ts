@@ -80,7 +80,7 @@ export async function mouseDrag(
   page: Page,
   from: { x: number; y: number },
   to: { x: number; y: number },
-  whileHeld?: () => Promise<void>,
+  whileHeld?: () => Promise<unknown>,
 ): Promise<void> {
   await page.mouse.move(from.x, from.y);
   await page.mouse.down();

@@ -11,8 +11,8 @@ type DragAndDrop = Pick<
 export function withDragAndDrop(use: (module: DragAndDrop) => () => void): () => void {
   let undo: (() => void) | undefined;
   let cancelled = false;
-  void import('./dragAndDrop.js').then((module) => {
-    if (!cancelled) undo = use(module);
+  void import('./dragAndDrop.js').then(({ cardDrags, createDragManager, onDragging, onDrop, sortable }) => {
+    if (!cancelled) undo = use({ cardDrags, createDragManager, onDragging, onDrop, sortable });
   });
   return () => {
     cancelled = true;
