@@ -6,14 +6,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonArrayChunks, sendJsonTextArray } from '../src/http/jsonArray.js';
 import { listBatches, noteViewBatches } from '../src/model/noteAnswers.js';
 import { createUserClient } from './helpers/client.js';
-import { useOwner, useServer } from './helpers/server.js';
+import { isBackgroundQuery, useOwner, useServer } from './helpers/server.js';
 
 describe('GET /api/notes, streamed', () => {
   let queries: string[] = [];
 
-  // The live hints' pg_notify runs after a write's COMMIT, not awaited by its response: one from
-  // the previous request may land during the one being counted, so it is not the list's.
-  const server = useServer({ onQuery: (sql) => sql.startsWith('SELECT pg_notify') || queries.push(sql) });
+  const server = useServer({ onQuery: (sql) => isBackgroundQuery(sql) || queries.push(sql) });
   const owner = useOwner(server);
 
   async function countQueries(path: string): Promise<{ count: number; length: number }> {

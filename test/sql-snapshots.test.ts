@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { clientOf, OWNER_PASSWORD, type TestResponse } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
-import { ManualClock, useServer } from './helpers/server.js';
+import { isBackgroundQuery, ManualClock, useServer } from './helpers/server.js';
 
 /** From the repository root, where tests run, compiled (npm test) or not. */
 const SNAPSHOT_FILE = path.resolve('test/snapshots/api-queries.sql');
@@ -20,13 +20,9 @@ const SNAPSHOT_FILE = path.resolve('test/snapshots/api-queries.sql');
 describe('SQL per API call (test/snapshots/api-queries.sql)', sqliteOnly, () => {
   let recording: string[] | undefined;
   const sections: string[] = [];
-  // The reminder scheduler's tick (every second, decision on reminders) runs on its own time, not
-  // the call's: on a slow machine one lands inside a call. Its statements are not the call's.
-  const schedulerTick =
-    /^select "(note_id|id)" from "(reminders|reminder_rings)" where "(next_at|claimed_until)" <= \?/;
   const server = useServer({
     clock: new ManualClock(),
-    onQuery: (sql) => schedulerTick.test(sql) || recording?.push(sql),
+    onQuery: (sql) => isBackgroundQuery(sql) || recording?.push(sql),
   });
 
   /** Runs one call and records the statements it ran under its label. */

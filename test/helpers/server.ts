@@ -35,6 +35,19 @@ export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'notes-test-'));
 }
 
+const SCHEDULER_TICK =
+  /^select "(note_id|id)" from "(reminders|reminder_rings)" where "(next_at|claimed_until)" <= (\?|\$1)/;
+
+/**
+ * A statement that runs on its own time, not a request's: the reminder scheduler's tick (every
+ * second; on a slow machine one lands inside a request) and the live hints' `pg_notify`, which
+ * runs after a write's COMMIT unawaited by its response (so it may land in the next request).
+ * Tests that count a request's statements leave these out.
+ */
+export function isBackgroundQuery(sql: string): boolean {
+  return SCHEDULER_TICK.test(sql) || sql.startsWith('SELECT pg_notify');
+}
+
 export interface ServerOptions {
   env?: Record<string, string>;
   dataDir?: string;
