@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { sql } from 'kysely';
+import { CHANNEL } from '../src/features/live/bus.js';
 import { MAX_SESSIONS_PER_USER } from '../src/features/mcp/service.js';
 import { createApiKey, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { type EventStream, openEvents } from './helpers/events.js';
@@ -341,6 +343,42 @@ describe('MCP resource subscriptions (decision 0045)', () => {
       await endsWithinSeconds(idleStream);
     } finally {
       for (const stream of [endedStream, revokedStream, idleStream]) stream.close();
+    }
+  });
+});
+
+describe('MCP resource subscriptions when hints may have been lost', {
+  skip: !onPostgres && 'needs TEST_DATABASE_URL',
+}, () => {
+  it("notifies every subscribed note once the bus's LISTEN connection is back", async () => {
+    const server = await startServer();
+    try {
+      const owner = await setupOwner(server);
+      const { key } = await createApiKey(owner);
+      const watched = await createNote(owner, 'watched');
+      const other = await createNote(owner, 'not watched');
+      const sessionId = await rawSession(server.url, key);
+      const subscribed = await rawPost(
+        server.url,
+        key,
+        { jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: uriOf(watched) } },
+        sessionId,
+      );
+      assert.equal(subscribed.status, 200, await subscribed.text());
+      const stream = await openUpdates(server.url, key, sessionId);
+      try {
+        // The listener's connection breaks: what was published meanwhile is unknown.
+        const { rows } = await sql<{ pid: number }>`
+          SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
+          WHERE datname = current_database() AND query = ${`LISTEN ${CHANNEL}`}`.execute(server.app.db);
+        assert.equal(rows.length, 1);
+        await stream.next((event) => event.data.includes(uriOf(watched)), 10_000);
+        assert.ok(!stream.text().includes(other));
+      } finally {
+        stream.close();
+      }
+    } finally {
+      await server.close();
     }
   });
 });
