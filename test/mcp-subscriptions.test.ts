@@ -314,6 +314,34 @@ describe('MCP resource subscriptions (decision 0045)', () => {
     assert.equal(Number(count.n), MAX_SESSIONS_PER_USER);
   });
 
+  it('an open stream keeps its session from going idle', async () => {
+    const sessionId = await rawSession(server.url, ownerKey);
+    const usedAt = () =>
+      server.app.db
+        .selectFrom('mcp_sessions')
+        .select('last_used_at')
+        .where('id', '=', sessionId)
+        .executeTakeFirstOrThrow()
+        .then((row) => Number(row.last_used_at));
+    const stream = await openUpdates(server.url, ownerKey, sessionId);
+    try {
+      const longAgo = Date.now() - 60 * 60_000;
+      await server.app.db
+        .updateTable('mcp_sessions')
+        .set({ last_used_at: longAgo })
+        .where('id', '=', sessionId)
+        .execute();
+      const started = Date.now();
+      while ((await usedAt()) === longAgo) {
+        assert.ok(Date.now() - started < 5_000, 'the session was not kept alive');
+        await sleep(100);
+      }
+      assert.ok((await usedAt()) >= started - 1_000);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('ends the stream within seconds of DELETE, of its key being revoked, or of its session going idle', async () => {
     const { id, key } = await createApiKey(owner);
     const ended = await rawSession(server.url, key);

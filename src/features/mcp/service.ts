@@ -57,7 +57,8 @@ export function createMcpSessionsService({ db, clock, log, live }: McpSessionsDe
     const now = clock.now();
     const alive = await store.liveSessionsAmong(db, ids, now - SESSION_IDLE_MS);
     for (const id of ids) if (!alive.has(id)) streams.get(id)?.end();
-    await store.touchSessions(db, [...alive], now, now - TOUCH_RESOLUTION_MS);
+    const stale = [...alive].filter(([, usedAt]) => now - usedAt >= TOUCH_RESOLUTION_MS).map(([id]) => id);
+    await store.touchSessions(db, stale, now);
   }
 
   async function passOn(sessionId: string, noteIds: string[] | null, sink: UpdateSink): Promise<void> {

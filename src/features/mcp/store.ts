@@ -50,27 +50,21 @@ export async function deleteSessionsBeyond(db: Db, userId: number, keep: number,
     .execute();
 }
 
-/** Which of these sessions still exist and were used since `usedSince`. */
+/** Which of these sessions still exist and were used since `usedSince`, with when they were. */
 export async function liveSessionsAmong(db: Db, sessionIds: readonly string[], usedSince: number) {
-  if (sessionIds.length === 0) return new Set<string>();
+  if (sessionIds.length === 0) return new Map<string, number>();
   const rows = await db
     .selectFrom('mcp_sessions')
-    .select('id')
+    .select(['id', 'last_used_at'])
     .where('id', 'in', sessionIds)
     .where('last_used_at', '>=', usedSince)
     .execute();
-  return new Set(rows.map(({ id }) => id));
+  return new Map(rows.map(({ id, last_used_at }) => [id, Number(last_used_at)]));
 }
 
-/** Marks these sessions used at `now` unless they were since `staleBefore`. */
-export async function touchSessions(db: Db, sessionIds: readonly string[], now: number, staleBefore: number) {
+export async function touchSessions(db: Db, sessionIds: readonly string[], now: number) {
   if (sessionIds.length === 0) return;
-  await db
-    .updateTable('mcp_sessions')
-    .set({ last_used_at: now })
-    .where('id', 'in', sessionIds)
-    .where('last_used_at', '<', staleBefore)
-    .execute();
+  await db.updateTable('mcp_sessions').set({ last_used_at: now }).where('id', 'in', sessionIds).execute();
 }
 
 export async function countSubscriptions(db: Db, sessionId: string): Promise<number> {
