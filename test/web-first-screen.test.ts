@@ -8,7 +8,7 @@ import { type LocalNote, openSyncEngine, type ServerNote, type SyncEngine } from
 import './web-sync-helpers.js';
 
 /**
- * The engine opens with the first screen (web/src/sync/engine.ts loadFirstScreen): the notes that
+ * The engine opens with the first screen (web/src/sync/store.ts loadFirstScreen): the notes that
  * come first in display order, read through the local database's display index, and every note
  * with local changes; the rest follows. The first cards must be the ones the whole list starts
  * with, Pinned and Others included. No server: the engine never syncs here.

@@ -223,3 +223,29 @@ describe('live: the stream refused', { skip }, () => {
     await card(page, 'Live again').waitFor({ timeout: LIVE_MS });
   });
 });
+
+describe('live: the session ends elsewhere', { skip }, () => {
+  const server = useServer();
+
+  it('with nothing waiting, the device shows it is signed out within seconds, not at the next poll', async () => {
+    await setupOwner(server.url, { email: 'grace@example.com' });
+    const device = await signIn(server.url, 'grace@example.com', OWNER_PASSWORD);
+    const context = await signedInContext(browser, device);
+    try {
+      await device.post('/api/notes', { title: 'Seen before', content: '' });
+      const page = await context.newPage();
+      const open = streamOpen(page);
+      await page.goto(server.url);
+      await card(page, 'Seen before').waitFor();
+      await open;
+      // Signed out from another device: the server ends this session's stream, and its retry is refused.
+      assert.equal((await device.post('/api/auth/logout')).status, 200);
+      await page
+        .getByText('session on this device has ended', { exact: false })
+        .waitFor({ timeout: LIVE_MS });
+      assert.equal(await card(page, 'Seen before').count(), 0);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import type { ServerNote } from '../web/src/sync/index.js';
 import { fetchAs, image } from './helpers/archives.js';
 import {
@@ -40,10 +40,14 @@ async function allNotes(client: TestClient): Promise<ServerNote[]> {
   return notes;
 }
 
-async function openApp(context: BrowserContext, url: string, pathname = '/'): Promise<Page> {
-  const page = await context.newPage();
+async function load(page: Page, url: string, pathname = '/'): Promise<void> {
   await page.goto(new URL(pathname, url).href);
   await page.getByRole('status').first().waitFor();
+}
+
+async function openApp(context: BrowserContext, url: string, pathname = '/'): Promise<Page> {
+  const page = await context.newPage();
+  await load(page, url, pathname);
   return page;
 }
 
@@ -80,6 +84,8 @@ describe('people and sharing', { skip }, () => {
 
   const card = (page: Page, name: string) => page.getByRole('article', { name, exact: true });
   const editor = (page: Page) => page.getByRole('dialog').first();
+  /** Each test starts on a freshly loaded page: one that fails leaves no dialog open over the next. */
+  const reopen = (page: Page, pathname = '/') => load(page, server.url, pathname);
 
   it('the owner adds a collaborator; she sees the note and edits it; the open note shows her edit', async () => {
     await ownerPage.getByRole('textbox', { name: 'Take a note…' }).click();
@@ -94,10 +100,10 @@ describe('people and sharing', { skip }, () => {
     // shows: that stale answer must not take Ada off the list again.
     let releaseHeld!: () => void;
     const held = new Promise<void>((resolve) => (releaseHeld = resolve));
-    let heldListDone: Promise<unknown> | undefined;
+    let heldRequest: Request | undefined;
     await ownerPage.route('**/api/notes/*/collaborators', async (route) => {
-      if (route.request().method() !== 'GET' || heldListDone) return route.continue();
-      heldListDone = ownerPage.waitForEvent('requestfinished', (request) => request === route.request());
+      if (route.request().method() !== 'GET' || heldRequest) return route.continue();
+      heldRequest = route.request();
       const response = await route.fetch();
       await held;
       await route.fulfill({ response });
@@ -108,7 +114,10 @@ describe('people and sharing', { skip }, () => {
     await dialog.getByRole('searchbox', { name: 'Find people' }).fill('lovel');
     await dialog.getByRole('button', { name: 'Add Ada Lovelace' }).click();
     await dialog.getByRole('button', { name: 'Remove Ada Lovelace' }).waitFor();
-    assert.ok(heldListDone, 'the app asked for the list when the note opened');
+    assert.ok(heldRequest, 'the app asked for the list when the note opened');
+    // Waited for from the release on: a wait begun when the request was held could time out
+    // (30 s) on a slow machine before the add had shown.
+    const heldListDone = ownerPage.waitForEvent('requestfinished', (request) => request === heldRequest);
     releaseHeld();
     await heldListDone;
     // The held answer has arrived; over the next 20 frames the app reads it, and Ada stays.
@@ -149,6 +158,7 @@ describe('people and sharing', { skip }, () => {
   });
 
   it('the owner removes the collaborator: the note leaves her device', async () => {
+    await reopen(ownerPage);
     await card(ownerPage, 'Plans').click({ position: { x: 12, y: 6 } });
     await editor(ownerPage).getByRole('button', { name: 'Collaborators' }).click();
     const dialog = ownerPage.getByRole('dialog', { name: 'Collaborators' });
@@ -162,6 +172,7 @@ describe('people and sharing', { skip }, () => {
   });
 
   it('share link: create, copy, open the public page, revoke', async () => {
+    await reopen(ownerPage);
     await card(ownerPage, 'Plans').click({ position: { x: 12, y: 6 } });
     await editor(ownerPage).getByRole('button', { name: 'Share link' }).click();
     const dialog = ownerPage.getByRole('dialog', { name: 'Share link' });
@@ -186,6 +197,7 @@ describe('people and sharing', { skip }, () => {
   });
 
   it("the owner's users page: adds a user, states what removal deletes, removes them", async () => {
+    await reopen(ownerPage);
     await ownerPage.getByRole('link', { name: 'Users' }).click();
     await ownerPage.getByRole('textbox', { name: 'Name' }).fill('Alan Turing');
     await ownerPage.getByRole('textbox', { name: 'Email' }).fill('alan@example.com');
@@ -211,6 +223,7 @@ describe('people and sharing', { skip }, () => {
   });
 
   it('settings: an API key made read-only, its secret copied once, the MCP configuration, revoked', async () => {
+    await reopen(ownerPage);
     await ownerPage.getByRole('link', { name: 'Settings' }).click();
     await ownerPage.getByRole('textbox', { name: 'Key name' }).fill('Claude');
     await ownerPage.getByRole('checkbox', { name: /Read-only/ }).check();
@@ -254,6 +267,7 @@ describe('people and sharing', { skip }, () => {
   });
 
   it('settings: password change (a wrong current password is refused)', async () => {
+    await reopen(ownerPage, '/settings');
     await ownerPage.getByLabel('Current password').fill('not it at all');
     await ownerPage.getByLabel('New password', { exact: true }).fill('a brand new secret');
     await ownerPage.getByRole('button', { name: 'Change password' }).click();
@@ -273,6 +287,7 @@ describe('people and sharing', { skip }, () => {
   });
 
   it('sign out with changes waiting offers an export of the device first', async () => {
+    await reopen(adaPage);
     await adaContext.setOffline(true);
     await adaPage.getByRole('textbox', { name: 'Take a note…' }).click();
     await adaPage.getByRole('textbox', { name: 'Take a note…' }).fill('Only on this device');

@@ -110,13 +110,22 @@ describe('a reminder’s notification', { skip }, () => {
 
   /** The notifications the worker shows, after handing it `payload` as a push. */
   async function deliver(payload: Record<string, unknown>): Promise<Shown[]> {
-    await devtools.send('ServiceWorker.deliverPushMessage', {
-      origin: origin(),
-      registrationId,
-      data: JSON.stringify(payload),
-    });
+    const push = () =>
+      devtools.send('ServiceWorker.deliverPushMessage', {
+        origin: origin(),
+        registrationId,
+        data: JSON.stringify(payload),
+      });
+    // On a loaded machine DevTools now and then drops a push (1 run in 4 at load 11): handed on
+    // again every 5 s, as a push service retries. The same tag replaces, so a second is harmless.
+    await push();
+    let pushedAt = Date.now();
     return eventually(async () => {
       const shown = await notificationsShown();
+      if (!shown.some((n) => n.data.noteId === payload.noteId) && Date.now() - pushedAt > 5_000) {
+        pushedAt = Date.now();
+        await push();
+      }
       assert.ok(shown.some((n) => n.data.noteId === payload.noteId));
       return shown;
     });

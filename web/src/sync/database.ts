@@ -12,7 +12,7 @@ import type { ServerAttachment, ServerNote } from './types.js';
  * trash; pinned first; sortOrder; newest update; id. An index on it reads the first screen
  * without reading every note.
  */
-export type DisplayKey = [section: number, sortOrder: number, age: number, id: string];
+type DisplayKey = [section: number, sortOrder: number, age: number, id: string];
 
 /**
  * An attachment as stored: notes stored on this device before the server measured image sizes
@@ -22,7 +22,7 @@ type StoredAttachment = Omit<ServerAttachment, 'width' | 'height'> &
   Partial<Pick<ServerAttachment, 'width' | 'height'>>;
 
 /** A server copy as stored: the note, and its key in display order. */
-export type StoredNote = Omit<ServerNote, 'attachments'> & {
+type StoredNote = Omit<ServerNote, 'attachments'> & {
   attachments: StoredAttachment[];
   display: DisplayKey;
 };
@@ -52,9 +52,9 @@ export function toStored(note: ServerNote): StoredNote {
   return { ...note, display: displayKey(note) };
 }
 
-export function fromStored(stored: StoredNote): ServerNote;
-export function fromStored(stored: StoredNote | undefined): ServerNote | undefined;
-export function fromStored(stored: StoredNote | undefined): ServerNote | undefined {
+function fromStored(stored: StoredNote): ServerNote;
+function fromStored(stored: StoredNote | undefined): ServerNote | undefined;
+function fromStored(stored: StoredNote | undefined): ServerNote | undefined {
   if (!stored) return undefined;
   const { display: _display, attachments, ...note } = stored;
   return {
@@ -145,6 +145,58 @@ export async function writeNoteState(tx: ReadWrite, noteId: string, before: Note
 
 export function writeTransaction(db: LocalDatabase): ReadWrite {
   return db.transaction(['notes', 'outbox', 'acks', 'meta'], 'readwrite');
+}
+
+/** Reads the notes, outbox and acks stores: a transaction of either mode. */
+type Reading = Pick<
+  IDBPTransaction<LocalSchema, ('notes' | 'outbox' | 'acks')[], IDBTransactionMode>,
+  'objectStore'
+>;
+
+/** The states of many notes: the outbox and acks are read whole (they are small), notes by id. */
+export async function readStates(tx: Reading, ids: Iterable<string>): Promise<Map<string, NoteState>> {
+  const unique = [...new Set(ids)];
+  const servers = await Promise.all(unique.map((id) => tx.objectStore('notes').get(id)));
+  return statesOf(
+    tx,
+    unique.map((id, index) => [id, fromStored(servers[index])]),
+  );
+}
+
+/** The state of every note on the device, the notes read in one request. */
+export async function readAllStates(tx: Reading): Promise<Map<string, NoteState>> {
+  const servers = await tx.objectStore('notes').getAll();
+  return statesOf(
+    tx,
+    servers.map((stored) => [stored.id, fromStored(stored)]),
+    true,
+  );
+}
+
+/**
+ * The given server copies with their outbox entries (in seq order) and acknowledgements; with
+ * `andOutbox`, also the notes that exist only in the outbox (created here, not pushed yet).
+ */
+async function statesOf(
+  tx: Reading,
+  servers: [string, ServerNote | undefined][],
+  andOutbox = false,
+): Promise<Map<string, NoteState>> {
+  const [entries, acks] = await Promise.all([
+    tx.objectStore('outbox').getAll(),
+    tx.objectStore('acks').getAll(),
+  ]);
+  const states = new Map<string, NoteState>();
+  for (const [id, server] of servers) states.set(id, { server, entries: [] });
+  for (const entry of entries) {
+    if (andOutbox && !states.has(entry.noteId)) states.set(entry.noteId, { entries: [] });
+    states.get(entry.noteId)?.entries.push(entry);
+  }
+  for (const ack of acks) {
+    const state = states.get(ack.noteId);
+    if (state) state.acks = ack;
+  }
+  return states;
 }
 
 /**

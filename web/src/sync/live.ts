@@ -79,6 +79,9 @@ export class LiveHints {
       if (!response.ok || !response.body || !type.startsWith('text/event-stream')) {
         // 429 (too many streams) is load: the usual backoff; anything else is not coming back soon.
         refused = response.status !== 429 && response.status < 500;
+        // The session (or key) ended, here or elsewhere: a pull finds out at once and signs the
+        // device out, rather than the 30 s fallback poll finding it.
+        if (response.status === 401) this.handlers.hint('all');
         await response.body?.cancel().catch(() => undefined);
         return;
       }
