@@ -249,11 +249,14 @@ describe('MCP resource subscriptions (decision 0045)', () => {
     }
   });
 
-  it('GET needs text/event-stream and a session of this key: 406, 400, 404', async () => {
+  it('GET is a stream only for text/event-stream and a session of this key: else 405 (D-MCP-1), 400, 404', async () => {
     const sessionId = await rawSession(server.url, ownerKey);
     const notAccepted = await openUpdates(server.url, ownerKey, sessionId, 'application/json');
-    assert.equal(notAccepted.status, 406);
-    assert.equal((await openUpdates(server.url, ownerKey)).status, 400);
+    assert.equal(notAccepted.status, 405);
+    assert.equal(notAccepted.headers.allow, 'POST, DELETE');
+    const noSession = await openUpdates(server.url, ownerKey);
+    assert.equal(noSession.status, 405);
+    assert.equal(noSession.headers.allow, 'POST, DELETE');
     assert.equal((await openUpdates(server.url, ownerKey, 'not a session')).status, 400);
     assert.equal((await openUpdates(server.url, aliceKey, sessionId)).status, 404);
     assert.equal(

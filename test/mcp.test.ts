@@ -528,6 +528,14 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
     await client.close();
   });
 
+  it('GET answers 405 unless it is a session asking for its event stream (D-MCP-1, decision 0045)', async () => {
+    const response = await fetch(new URL('/api/mcp', server.url), {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'POST, DELETE');
+  });
+
   it('DELETE with the session id ends the session', async () => {
     const { client, transport } = await connect(server.url, key);
     const sessionId = transport.sessionId!;

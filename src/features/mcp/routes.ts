@@ -180,16 +180,22 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           400: McpBadRequest,
           404: JsonRpcError,
-          406: JsonRpcError,
+          405: withHeaders(JsonRpcError, { allow: { type: 'string', description: 'POST, DELETE' } }),
           ...errorResponses(401, 429),
         },
       },
     },
     async (request, reply) => {
       const actor = actorOf(request);
-      if (!request.headers.accept?.includes('text/event-stream'))
-        return jsonRpcError(reply, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
       const sessionId = request.headers['mcp-session-id'];
+      // D-MCP-1 (GET answers 405) holds for every GET but a session's request for its stream.
+      if (sessionId === undefined || !request.headers.accept?.includes('text/event-stream'))
+        return jsonRpcError(
+          reply.header('allow', 'POST, DELETE'),
+          405,
+          -32000,
+          "Method not allowed: GET is only a session's event stream (Mcp-Session-Id, Accept: text/event-stream).",
+        );
       const check = await mcpSessions.check(actor, sessionId);
       if (check !== 'valid') return sessionProblem(reply, check);
       const stream = eventStream(reply);
