@@ -5,11 +5,13 @@
  * the write on one, streams on both); what holding many idle streams costs the server in memory
  * and CPU; and a burst of creates reaching many streams while GET /api/health is polled. The
  * streams are read over real sockets by test/helpers/events.ts, which stamps each event with
- * performance.now() as it arrives in this process.
+ * performance.now() as it arrives in this process. MCP sessions subscribed to the note
+ * (decision 0045) listen alongside, on GET /api/mcp: their `notifications/resources/updated`
+ * comes from the same hints.
  */
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type EventStream, idsOf, naming, openEvents } from '../test/helpers/events.js';
+import { type EventStream, idsOf, naming, openEvents, type ReceivedEvent } from '../test/helpers/events.js';
 import { type Session, twoUsers, watchHealth } from './abuse.js';
 import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 import { number } from './report.js';
@@ -26,9 +28,18 @@ interface LiveOptions {
 }
 
 const SIZES = {
-  quick: { streams: 10, writes: 20, idleStreams: 200, idleSeconds: 1, burstStreams: 20, burstChanges: 100 },
+  quick: {
+    streams: 10,
+    mcpStreams: 2,
+    writes: 20,
+    idleStreams: 200,
+    idleSeconds: 1,
+    burstStreams: 20,
+    burstChanges: 100,
+  },
   full: {
     streams: 100,
+    mcpStreams: 10,
     writes: 200,
     idleStreams: 1_000,
     idleSeconds: 10,
@@ -84,6 +95,54 @@ export interface LiveReport {
 interface Listener {
   stream: EventStream;
   group: string;
+  /** Whether an event tells of the note. */
+  hears: (event: ReceivedEvent) => boolean;
+}
+
+/** Event-stream listeners of `session`'s user: `count` GET /api/events on `url`. */
+async function eventListeners(url: string, session: Session, count: number, group: string, noteId: string) {
+  const streams = await openStreams(url, session, count);
+  return streams.map((stream): Listener => ({ stream, group, hears: naming(noteId) }));
+}
+
+/**
+ * An MCP session of `session`'s user (a new API key), subscribed to `noteId` through `url`, its
+ * GET /api/mcp stream held on `streamUrl`.
+ */
+async function mcpListener(url: string, streamUrl: string, session: Session, noteId: string, group: string) {
+  const { key } = await session.json<{ key: string }>('POST', '/api/settings/api-keys', { name: 'bench' });
+  const headers = {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  const post = async (body: unknown, sessionId?: string) => {
+    const response = await fetch(`${url}/api/mcp`, {
+      method: 'POST',
+      headers: { ...headers, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+      body: JSON.stringify(body),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`POST /api/mcp answered ${response.status}`);
+    return response;
+  };
+  const initialize = {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'bench', version: '1' },
+  };
+  const sessionId = (
+    await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize })
+  ).headers.get('mcp-session-id')!;
+  const uri = `note://${noteId}`;
+  await post({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri } }, sessionId);
+  const stream = await openEvents(
+    streamUrl,
+    { authorization: headers.authorization, accept: 'text/event-stream', 'mcp-session-id': sessionId },
+    '/api/mcp',
+  );
+  if (stream.status !== 200) throw new Error(`GET /api/mcp answered ${stream.status}`);
+  return { stream, group, hears: (event: ReceivedEvent) => event.data.includes(uri) };
 }
 
 function startServer(options: LiveOptions, dataDir: string, env: Record<string, string> = {}) {
@@ -158,7 +217,7 @@ async function measureLatency(
       return samples;
     }
     const heard = await Promise.allSettled(
-      listeners.map(({ stream }, j) => stream.next(naming(noteId), HINT_TIMEOUT_MS, from[j])),
+      listeners.map(({ stream, hears }, j) => stream.next(hears, HINT_TIMEOUT_MS, from[j])),
     );
     for (const [j, result] of heard.entries()) {
       const { group } = listeners[j]!;
@@ -282,11 +341,16 @@ async function onSqlite(options: LiveOptions, sizes: Sizes, failures: string[]) 
     const { owner, other, otherId } = await twoUsers(server.url);
     const noteId = await sharedNote(owner, otherId);
     const listeners: Listener[] = [];
-    for (let i = 0; i < sizes.streams; i++) {
-      const [stream] = await openStreams(server.url, i % 2 ? other : owner, 1);
-      listeners.push({ stream: stream!, group: 'SQLite, 1 process (in memory)' });
+    const group = 'SQLite, 1 process (in memory)';
+    for (let i = 0; i < sizes.streams; i++)
+      listeners.push(...(await eventListeners(server.url, i % 2 ? other : owner, 1, group, noteId)));
+    for (let i = 0; i < sizes.mcpStreams; i++) {
+      const user = i % 2 ? other : owner;
+      listeners.push(
+        await mcpListener(server.url, server.url, user, noteId, `${group}, MCP resources/updated`),
+      );
     }
-    options.log(`live: SQLite: ${sizes.writes} edits heard on ${sizes.streams} streams …`);
+    options.log(`live: SQLite: ${sizes.writes} edits heard on ${listeners.length} streams …`);
     const samples = await measureLatency(owner, noteId, listeners, sizes.writes, failures);
     closeAll(listeners.map((l) => l.stream));
     options.log(`live: SQLite: ${sizes.idleStreams} idle streams …`);
@@ -296,7 +360,7 @@ async function onSqlite(options: LiveOptions, sizes: Sizes, failures: string[]) 
     const latency = [...samples].map(
       ([setup, values]): LatencyRow => ({
         setup,
-        streams: sizes.streams,
+        streams: listeners.filter((l) => l.group === setup).length,
         writes: sizes.writes,
         samples: values,
       }),
@@ -326,16 +390,22 @@ async function onPostgres(options: LiveOptions, adminUrl: string, sizes: Sizes, 
     const { owner, other, otherId } = await twoUsers(writing.url);
     const noteId = await sharedNote(owner, otherId);
     const listeners: Listener[] = [];
+    const groupOf = (server: ServerProcess) =>
+      `PostgreSQL (LISTEN/NOTIFY), the stream on ${server === writing ? 'the writing process' : 'another process'}`;
     for (let i = 0; i < sizes.streams; i++) {
       const server = i % 4 < 2 ? writing : another;
-      const [stream] = await openStreams(server.url, i % 2 ? other : owner, 1);
-      listeners.push({
-        stream: stream!,
-        group: `PostgreSQL (LISTEN/NOTIFY), the stream on ${server === writing ? 'the writing process' : 'another process'}`,
-      });
+      listeners.push(
+        ...(await eventListeners(server.url, i % 2 ? other : owner, 1, groupOf(server), noteId)),
+      );
+    }
+    // MCP sessions opened and subscribed on the writing process, their streams on the other.
+    for (let i = 0; i < sizes.mcpStreams; i++) {
+      const user = i % 2 ? other : owner;
+      const group = `${groupOf(another)}, MCP resources/updated`;
+      listeners.push(await mcpListener(writing.url, another.url, user, noteId, group));
     }
     options.log(
-      `live: PostgreSQL: ${sizes.writes} edits heard on ${sizes.streams} streams over 2 processes …`,
+      `live: PostgreSQL: ${sizes.writes} edits heard on ${listeners.length} streams over 2 processes …`,
     );
     const samples = await measureLatency(owner, noteId, listeners, sizes.writes, failures);
     closeAll(listeners.map((l) => l.stream));
@@ -368,7 +438,7 @@ const ms = (value: number) => `${number(value, value < 10 ? 1 : 0)} ms`;
 export function liveTable(report: LiveReport): string {
   const { idle, burst } = report;
   const lines = [
-    "Live hints (issue 28; goal: every change on every device within a second): from a write's 200 to its `event: notes` on each open GET /api/events stream of the note's owner and collaborator, edits one after the other.",
+    "Live hints (issue 28; goal: every change on every device within a second): from a write's 200 to its `event: notes` on each open GET /api/events stream of the note's owner and collaborator (or its `notifications/resources/updated` on the GET /api/mcp stream of an MCP session subscribed to the note), edits one after the other.",
     '',
     '| Write acknowledged → hint received | Streams | Edits | p50 | p95 | p99 | max | Goal |',
     '|---|--:|--:|--:|--:|--:|--:|---|',

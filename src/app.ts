@@ -152,6 +152,15 @@ export function buildServices(deps: {
     singleSignOn,
   });
   const apiKeys = createApiKeysService(deps);
+  const live = createLiveService({
+    db: deps.db,
+    bus: deps.bus ?? memoryBus(),
+    log: deps.log,
+    maxStreamsPerUser: deps.config.eventsMaxStreamsPerUser,
+    maxStreams: deps.config.eventsMaxStreams,
+    activeSessions: auth.activeSessions,
+    existingKeys: apiKeys.existingKeys,
+  });
   return {
     health: createHealthService({
       pingDatabase: deps.pingDatabase,
@@ -170,16 +179,8 @@ export function buildServices(deps: {
     tags: createTagsService(deps),
     sharing: createSharingService(deps),
     apiKeys,
-    live: createLiveService({
-      db: deps.db,
-      bus: deps.bus ?? memoryBus(),
-      log: deps.log,
-      maxStreamsPerUser: deps.config.eventsMaxStreamsPerUser,
-      maxStreams: deps.config.eventsMaxStreams,
-      activeSessions: auth.activeSessions,
-      existingKeys: apiKeys.existingKeys,
-    }),
-    mcpSessions: createMcpSessionsService(deps),
+    live,
+    mcpSessions: createMcpSessionsService({ ...deps, live }),
     sync: createSyncService({ db: deps.db, clock: deps.clock, notes, personal: reminderFields }),
     reminders: createRemindersService({
       db: deps.db,

@@ -528,7 +528,7 @@ describe('POST /api/mcp sessions and authentication (D-MCP-1, D-MCP-2)', () => {
     await client.close();
   });
 
-  it('GET answers 405', async () => {
+  it('GET answers 405 unless it is a session asking for its event stream (D-MCP-1, decision 0045)', async () => {
     const response = await fetch(new URL('/api/mcp', server.url), {
       headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
     });

@@ -13,6 +13,7 @@ import { NEW_CARDS_PER_FRAME } from '../web/src/app/frameBudget.js';
 import type { ServerNote } from '../web/src/sync/index.js';
 import {
   eventually,
+  mouseDrag,
   seriousViolations,
   signedInContext,
   signedInPage,
@@ -383,10 +384,36 @@ describe('the Keep experience', { skip }, () => {
     // One column: the cards' order in the page is the display order.
     await page.getByRole('button', { name: 'List view' }).click();
     const before = await names(page);
-    const [first, , third] = before as string[];
-    await card(third!).dragTo(card(first!));
+    const [first, second, third] = before as string[];
+    const centre = async (name: string) => {
+      const box = (await card(name).boundingBox())!;
+      return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    };
+    const dropsOver = () =>
+      page.locator('.drop-over').evaluateAll((cards) => cards.map((c) => c.getAttribute('aria-label')));
+    // By mouse (pointer events, decision 0040): the card follows the pointer, the one under it is
+    // outlined, and the click that ends the drag opens nothing.
+    await mouseDrag(page, await centre(third!), await centre(first!), async () => {
+      await eventually(async () => assert.deepEqual(await dropsOver(), [first]));
+      assert.match((await card(third!).getAttribute('class')) ?? '', /\bdragging\b/);
+      await page.screenshot({ path: path.join(os.tmpdir(), 'web-app-card-drag-1280.png') });
+    });
     const expected = [third, first, ...before.filter((name) => name !== first && name !== third)];
     await eventually(async () => assert.deepEqual(await names(page), expected));
+    assert.deepEqual(await dropsOver(), []);
+    // Picked up and put back where it was: no move, and the click that ends it opens nothing.
+    const start = await centre(first!);
+    await mouseDrag(page, start, { x: start.x + 40, y: start.y + 60 }, () =>
+      page.mouse.move(start.x, start.y, { steps: 10 }),
+    );
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByRole('dialog').count(), 0, 'a drag is not a click');
+    assert.deepEqual(await names(page), expected);
+    // A click without moving still opens the note.
+    await card(second!).click({ position: { x: 12, y: 6 } });
+    await page.getByRole('dialog').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     await eventually(async () => {
       const order = (await serverNotes()).filter((note) => !note.archived && !note.trashed);
       const byOrder = [...order].sort((a, b) => a.sortOrder - b.sortOrder);

@@ -131,8 +131,8 @@ describe(`a ${NOTES.toLocaleString('en-US')}-note account: only the cards near t
     await seed(owner);
   });
 
-  async function openApp(viewport: { width: number; height: number }) {
-    const { context, page } = await signedInPage(browser, owner, { viewport });
+  async function openApp(viewport: { width: number; height: number }, hasTouch = false) {
+    const { context, page } = await signedInPage(browser, owner, { viewport, hasTouch, isMobile: hasTouch });
     await page.getByRole('article', { name: 'Note 1', exact: true }).waitFor({ timeout: 60_000 });
     await page.getByRole('status').getByText('All saved').waitFor({ timeout: 120_000 });
     return { context, page };
@@ -247,6 +247,47 @@ describe(`a ${NOTES.toLocaleString('en-US')}-note account: only the cards near t
       Array.from({ length: 30 }, (_, index) => `Note ${12 + index}`),
     );
     assert.ok((await elementCount(page)) < MAX_ELEMENTS);
+    await context.close();
+  });
+
+  it('keeps the card being dragged in the page while the drag scrolls it away', async () => {
+    // By touch, which gives a card no focus (the focused card is kept anyway).
+    const { context, page } = await openApp({ width: 390, height: 844 }, true);
+    const isIn = async () => (await cardsInPage(page)).some((card) => card.name === 'Note 5');
+    const card = page.getByRole('article', { name: 'Note 5', exact: true });
+    await card.scrollIntoViewIfNeeded();
+    const box = (await card.boundingBox())!;
+    const finger = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    const cdp = await context.newCDPSession(page);
+    // A long press picks it up; it moves a little, then the page scrolls under it (the
+    // auto-scroller, the other hand) to the middle of the list.
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [finger] });
+    await page.waitForTimeout(800);
+    for (const step of [4, 8, 12, 16, 20]) {
+      await cdp.send('Input.dispatchTouchEvent', {
+        type: 'touchMove',
+        touchPoints: [{ x: finger.x + step, y: finger.y + step }],
+      });
+      await page.waitForTimeout(40);
+    }
+    await page.screenshot({ path: path.join(os.tmpdir(), 'web-grid-touch-drag-390.png') });
+    await eventually(async () =>
+      assert.equal(await page.locator('.dragging').getAttribute('aria-label'), 'Note 5'),
+    );
+    await page.evaluate(() =>
+      window.scrollTo({ top: document.documentElement.scrollHeight / 2, behavior: 'instant' }),
+    );
+    await eventually(async () => {
+      const cards = await cardsInPage(page);
+      assert.ok(
+        cards.some((card) => numberOf(card) > 2_000),
+        'the middle of the list is rendered',
+      );
+    });
+    assert.ok(await isIn(), 'the dragged card is still in the page');
+    // Cancelled (the order is unchanged): not dragged any more, it leaves the page like the others.
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchCancel', touchPoints: [] });
+    await eventually(async () => assert.equal(await isIn(), false, 'Note 5 has left'));
     await context.close();
   });
 

@@ -13,6 +13,7 @@ import type { ServerNote } from '../web/src/sync/index.js';
 import {
   card,
   eventually,
+  mouseDrag,
   signedInContext,
   skipWithoutChromium as skip,
   useBrowser,
@@ -163,12 +164,7 @@ describe('lists like Keep, reordering by touch', { skip }, () => {
     await (await item('tea')).hover();
     const from = await centre(await handle('tea'));
     const to = await centre(await item('eggs'));
-    await page.mouse.move(from.x, from.y);
-    await page.mouse.down();
-    for (let step = 1; step <= 10; step++)
-      await page.mouse.move(from.x + ((to.x - from.x) * step) / 10, from.y + ((to.y - from.y) * step) / 10);
-    await screenshot(page, 'item-drag-1280');
-    await page.mouse.up();
+    await mouseDrag(page, from, to, () => screenshot(page, 'item-drag-1280'));
     await eventually(async () =>
       assert.equal((await noteNamed('Groceries')).content, '- [ ] tea\n- [x] bread\n- [ ] eggs\n- [ ] milk'),
     );

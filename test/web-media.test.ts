@@ -254,8 +254,8 @@ describe('images', { skip }, () => {
     const tall = await sharp({ create: { width: 300, height: 600, channels: 3, background: '#0050e0' } })
       .png()
       .toBuffer();
-    await noteWithImageFromElsewhere('Portrait', tall, 'tall.png');
-    // The image's files are held back until the box has been measured.
+    // The image's files are held back until the box has been measured; held from before the note
+    // exists, since the live stream's hint may bring it to the page at once.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const isFile = (url: URL) =>
@@ -264,6 +264,7 @@ describe('images', { skip }, () => {
       await released;
       await route.continue();
     });
+    await noteWithImageFromElsewhere('Portrait', tall, 'tall.png');
     await focus(page);
     const figure = card(page, 'Portrait').locator('figure.note-image');
     await figure.waitFor();

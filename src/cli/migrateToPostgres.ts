@@ -32,6 +32,7 @@ const TABLES: [keyof Database, string[]][] = [
   ['sessions', ['token_hash']],
   ['api_keys', ['id']],
   ['mcp_sessions', ['id']],
+  ['mcp_subscriptions', ['session_id', 'note_id']],
   ['notes', ['doc_id']],
   ['tags', ['id']],
   ['note_tags', ['note_id', 'tag_id']],

@@ -138,6 +138,11 @@ export interface McpSessionsTable {
   last_used_at: number;
 }
 
+export interface McpSubscriptionsTable {
+  session_id: string;
+  note_id: string;
+}
+
 export interface ShareLinksTable {
   /** One link per note; deleting the note deletes the link (D-SHARE-3). */
   note_id: string;
@@ -245,6 +250,7 @@ export interface Database {
   attachments: AttachmentsTable;
   api_keys: ApiKeysTable;
   mcp_sessions: McpSessionsTable;
+  mcp_subscriptions: McpSubscriptionsTable;
   share_links: ShareLinksTable;
   storage_usage: StorageUsageTable;
   notes_search: NotesSearchTable;

@@ -132,3 +132,20 @@ export async function seriousViolations(page: Page): Promise<{ id: string; nodes
     (violation: any) => violation.impact === 'serious' || violation.impact === 'critical',
   );
 }
+
+/**
+ * A mouse drag as a person makes it: pressed at `from`, moved in steps to `to` (a pointer drag
+ * picks up after a few pixels, then follows each move), `whileHeld` run there, then released.
+ */
+export async function mouseDrag(
+  page: Page,
+  from: { x: number; y: number },
+  to: { x: number; y: number },
+  whileHeld?: () => Promise<unknown>,
+): Promise<void> {
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(to.x, to.y, { steps: 10 });
+  await whileHeld?.();
+  await page.mouse.up();
+}

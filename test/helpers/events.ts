@@ -9,7 +9,7 @@ export interface ReceivedEvent {
   at: number;
 }
 
-/** An open GET /api/events, read over a real socket, event by event (the SSE format). */
+/** An open GET /api/events (or another event stream), read over a real socket, event by event (the SSE format). */
 export interface EventStream {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -27,6 +27,7 @@ export interface EventStream {
 export function openEvents(
   target: string | TestClient,
   headers: Record<string, string> = {},
+  path = '/api/events',
 ): Promise<EventStream> {
   const baseUrl = typeof target === 'string' ? target : target.baseUrl;
   const all: Record<string, string> = { ...headers };
@@ -34,7 +35,7 @@ export function openEvents(
     all.cookie = [...target.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
   return new Promise((resolve, reject) => {
-    const request = http.get(new URL('/api/events', baseUrl), { headers: all }, (response) => {
+    const request = http.get(new URL(path, baseUrl), { headers: all }, (response) => {
       response.setEncoding('utf8');
       let text = '';
       let pending = '';

@@ -14,6 +14,7 @@ import * as noteIds from './0012_note_ids.js';
 import * as reminders from './0013_reminders.js';
 import * as userIdentities from './0014_user_identities.js';
 import * as revisionAgeIndex from './0015_revision_age_index.js';
+import * as mcpSubscriptions from './0016_mcp_subscriptions.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0013_reminders': reminders,
   '0014_user_identities': userIdentities,
   '0015_revision_age_index': revisionAgeIndex,
+  '0016_mcp_subscriptions': mcpSubscriptions,
 };
 
 /**

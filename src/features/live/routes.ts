@@ -1,19 +1,10 @@
-import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
+import { eventStream } from '../../http/eventStream.js';
 import { errorResponses, NoteIdParams } from '../../http/schemas.js';
 import { NotesEventData, PresenceBody, PresenceEventData } from '../../shared/api/live.js';
 import type { Credential, LiveEvent } from './service.js';
-
-/** What the client waits before reconnecting, sent first (EventSource honours it). */
-const RETRY_MS = 2_000;
-/**
- * A stream whose client reads slower than this many bytes pile up is closed: memory stays
- * bounded, and the client's reconnection with Last-Event-ID gets what it missed (or resync).
- */
-const MAX_BUFFERED_BYTES = 256 * 1024;
 
 /**
  * Server-Sent Events framing (the WHATWG HTML "server-sent events" format), written by hand over
@@ -89,28 +80,13 @@ export const liveRoutes: FastifyPluginAsyncTypebox = async (app) => {
         actor.keyId !== undefined
           ? { kind: 'key', keyId: actor.keyId }
           : { kind: 'session', tokenHash: request.sessionTokenHash! };
-      // A stream body, so that the usual hooks still add their headers (a renewed session cookie, CORS).
-      const body = new PassThrough();
-      const write = (text: string) => {
-        if (reply.raw.writableLength + body.writableLength > MAX_BUFFERED_BYTES) body.destroy();
-        else body.write(text);
-      };
-      body.write(`retry: ${RETRY_MS}\n\n`);
+      const stream = eventStream(reply);
       const close = live.open(actor, credential, request.headers['last-event-id'], {
-        send: (event) => write(frame(event)),
-        keepAlive: () => write(':\n\n'),
-        end: () => body.end(),
+        send: (event) => stream.write(frame(event)),
+        keepAlive: () => stream.keepAlive(),
+        end: () => stream.end(),
       });
-      body.on('close', close);
-      reply.raw.on('close', () => body.destroy());
-      return (
-        (reply as FastifyReply)
-          .header('content-type', 'text/event-stream; charset=utf-8')
-          .header('cache-control', 'no-store')
-          // nginx buffers responses unless told otherwise (docs/deploy.md).
-          .header('x-accel-buffering', 'no')
-          .send(body)
-      );
+      return stream.send(close);
     },
   );
 };

@@ -3,9 +3,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf } from '../../http/auth.js';
+import { eventStream } from '../../http/eventStream.js';
 import { errorResponses, Success, withHeaders } from '../../http/schemas.js';
 import { oauthDiscoveryRoutes } from './oauthDiscovery.js';
-import { JsonRpcBody, JsonRpcError, McpBadRequest, SessionHeaders } from './schemas.js';
+import { resourceUpdated } from './resources.js';
+import {
+  JsonRpcBody,
+  JsonRpcError,
+  McpBadRequest,
+  ResourceUpdatedMessage,
+  SessionHeaders,
+} from './schemas.js';
 import type { SessionCheck } from './service.js';
 
 /** The only request headers the SDK transport needs; the API key stays out of it. */
@@ -45,9 +53,10 @@ async function sendWebResponse(reply: FastifyReply, response: Response) {
 }
 
 /**
- * POST /api/mcp: Streamable HTTP answering JSON (D-MCP-1). Sessions are checked against the
+ * /api/mcp: Streamable HTTP (D-MCP-1). POST answers JSON: sessions are checked against the
  * database here; the SDK transport then runs statelessly for this one request, except for
  * `initialize`, where it generates the session id that we store bound to the key (D-MCP-2).
+ * GET is the session's stream of resource updates, framed here (decision 0045).
  */
 export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { mcpSessions, notes, revisions, search, tags, reminders } = app.services;
@@ -98,7 +107,13 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         sessionIdGenerator: initializing ? randomUUID : undefined,
         onsessioninitialized: (sessionId) => mcpSessions.open(actor, sessionId),
       });
+      // The session this request belongs to: the one it names, or the one initialize opens.
+      const sessionId = () => request.headers['mcp-session-id'] ?? transport.sessionId!;
       const server = buildMcpServer(actor, {
+        subscriptions: {
+          subscribe: (noteId) => mcpSessions.subscribe(actor, sessionId(), noteId),
+          unsubscribe: (noteId) => mcpSessions.unsubscribe(sessionId(), noteId),
+        },
         notes,
         revisions,
         search,
@@ -143,21 +158,53 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  // D-MCP-1: no server-initiated event stream; clients fall back to POST only.
+  // Decision 0045: the session's stream of notifications/resources/updated.
   app.get(
     '/api/mcp',
     {
       config,
       schema: {
         tags: docTags,
-        summary: 'Not supported (405)',
+        summary: "A session's stream of server messages: notifications/resources/updated",
+        description:
+          'Server-Sent Events, each `event: message` with one JSON-RPC notification ' +
+          '`notifications/resources/updated` {"uri": "note://{id}"} for a note the session subscribed ' +
+          'to (resources/subscribe) that changed, was deleted or is no longer shared with you; a ' +
+          'comment at least every 25 s. One stream per session (a new one replaces it); it counts ' +
+          'towards the per-user limit of GET /api/events (429). See docs/mcp.md.',
+        headers: SessionHeaders,
         response: {
+          200: {
+            description: 'An endless text/event-stream',
+            content: { 'text/event-stream': { schema: ResourceUpdatedMessage } },
+          },
+          400: McpBadRequest,
+          404: JsonRpcError,
           405: withHeaders(JsonRpcError, { allow: { type: 'string', description: 'POST, DELETE' } }),
-          ...errorResponses(401),
+          ...errorResponses(401, 429),
         },
       },
     },
-    async (_request, reply) =>
-      jsonRpcError(reply.header('allow', 'POST, DELETE'), 405, -32000, 'Method not allowed.'),
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const sessionId = request.headers['mcp-session-id'];
+      // D-MCP-1 (GET answers 405) holds for every GET but a session's request for its stream.
+      if (sessionId === undefined || !request.headers.accept?.includes('text/event-stream'))
+        return jsonRpcError(
+          reply.header('allow', 'POST, DELETE'),
+          405,
+          -32000,
+          "Method not allowed: GET is only a session's event stream (Mcp-Session-Id, Accept: text/event-stream).",
+        );
+      const check = await mcpSessions.check(actor, sessionId);
+      if (check !== 'valid') return sessionProblem(reply, check);
+      const stream = eventStream(reply);
+      const close = mcpSessions.listen(actor, sessionId!, {
+        updated: (noteId) => stream.write(`event: message\ndata: ${resourceUpdated(noteId)}\n\n`),
+        keepAlive: () => stream.keepAlive(),
+        end: () => stream.end(),
+      });
+      return stream.send(close);
+    },
   );
 };

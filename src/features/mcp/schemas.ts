@@ -26,3 +26,13 @@ export const McpBadRequest = Type.Union([JsonRpcError, ErrorRef]);
 export const SessionHeaders = Type.Object({
   'mcp-session-id': Type.Optional(Type.String({ maxLength: 200, description: 'From the initialize answer' })),
 });
+
+/** The one message GET /api/mcp sends (decision 0045). */
+export const ResourceUpdatedMessage = Type.Object(
+  {
+    jsonrpc: Type.Literal('2.0'),
+    method: Type.Literal('notifications/resources/updated'),
+    params: Type.Object({ uri: Type.String({ description: 'note://{id}' }) }),
+  },
+  { title: 'ResourceUpdatedNotification' },
+);

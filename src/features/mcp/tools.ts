@@ -4,6 +4,7 @@ import { type Actor, canWrite } from '../../actor.js';
 import { APP_VERSION } from '../../version.js';
 import type { McpDeps } from './tools/common.js';
 import * as readTools from './tools/read.js';
+import * as subscriptions from './tools/subscriptions.js';
 import * as writeTools from './tools/write.js';
 
 const INSTRUCTIONS = `A personal notes service (like Google Keep). Notes have a title, Markdown content, a color, \
@@ -27,13 +28,15 @@ function rejectUnknownArguments(server: McpServer): void {
 }
 
 /**
- * One MCP server for one request, acting as `actor` (D-MCP-3): the read tools (tools/read.ts),
- * and the write tools (tools/write.ts) unless the actor is a read-only key (D-KEY-3).
+ * One MCP server for one request, acting as `actor` (D-MCP-3): the read tools and the note
+ * resources (tools/read.ts) with their subscriptions (tools/subscriptions.ts), and the write
+ * tools (tools/write.ts) unless the actor is a read-only key (D-KEY-3).
  */
 export function buildMcpServer(actor: Actor, deps: McpDeps): McpServer {
   const server = new McpServer({ name: 'notes', version: APP_VERSION }, { instructions: INSTRUCTIONS });
   rejectUnknownArguments(server);
   readTools.register(server, actor, deps);
+  subscriptions.register(server, deps);
   if (canWrite(actor)) writeTools.register(server, actor, deps);
   return server;
 }

@@ -1,7 +1,7 @@
 /**
  * Drag and drop by pointer (touch, pen and mouse) through @dnd-kit/dom (decision 0040): the
- * browser's native drag and drop, which the cards use with the mouse, does not start from a touch
- * in Chromium's emulation, and on a phone it would fight the long press that selects a card.
+ * browser's native drag and drop does not start from a touch in Chromium's emulation, and on a
+ * phone it would fight the long press that selects a card; one library serves every pointer.
  */
 import {
   AutoScroller,
@@ -34,17 +34,15 @@ function dropOf(event: DragEndEvent): Drop | null {
 }
 
 /**
- * A manager of its own: `touchOnly` leaves the mouse to native drag and drop (the cards), and a
- * touch picks up after a long press, except on a handle, which picks up as soon as it moves.
+ * A manager of its own: the mouse picks up after 5 px of movement (so a click stays a click), a
+ * touch after a long press, except on a handle, which picks up as soon as it moves.
  */
 export function createDragManager({
-  touchOnly,
   vertical = false,
 }: {
-  touchOnly: boolean;
   /** Moves only up and down (a list's items, as in Keep). */
   vertical?: boolean;
-}): DragDropManager {
+} = {}): DragDropManager {
   const manager = new DragDropManager({
     // The library's feedback, cursor and selection plugins inject <style> elements, which the
     // app's Content Security Policy refuses (style-src 'self'): the dragged element follows the
@@ -54,8 +52,7 @@ export function createDragManager({
       PointerSensor.configure({
         // A tap on a card's checkbox or button is theirs, not a drag's.
         preventActivation: (event, source) =>
-          (touchOnly && event.pointerType === 'mouse') ||
-          (!source.handle && (event.target as Element).closest('input, button, textarea, a') !== null),
+          !source.handle && (event.target as Element).closest('input, button, textarea, a') !== null,
         activationConstraints: (event, source) =>
           source.handle
             ? [new PointerActivationConstraints.Distance({ value: 4 })]
@@ -71,6 +68,7 @@ export function createDragManager({
     ],
   });
   followPointer(manager, vertical);
+  markDropTarget(manager);
   return manager;
 }
 
@@ -83,6 +81,9 @@ function followPointer(manager: DragDropManager, vertical: boolean): void {
     element.classList.add('dragging');
     manager.dragOperation.shape = new DOMRectangle(element);
     document.documentElement.classList.add('drag-in-progress');
+    // The mouse may have begun selecting text in its first 5 px (the library's selection plugin
+    // would inject a <style>); app.css's `.drag-in-progress` keeps the rest from being selected.
+    document.getSelection()?.removeAllRanges();
   });
   // The operation's position is updated after this event: `to` is where the pointer is now.
   monitor.addEventListener('dragmove', ({ operation, to }) => {
@@ -101,12 +102,37 @@ function followPointer(manager: DragDropManager, vertical: boolean): void {
   });
 }
 
+/** The entity under the dragged one has the class `drop-over` (app.css outlines a card's). */
+function markDropTarget(manager: DragDropManager): void {
+  let over: Element | undefined;
+  const mark = (element: Element | undefined) => {
+    over?.classList.remove('drop-over');
+    element?.classList.add('drop-over');
+    over = element;
+  };
+  manager.monitor.addEventListener('dragover', ({ operation }) => mark(operation.target?.element));
+  manager.monitor.addEventListener('dragend', () => mark(undefined));
+}
+
 /** Calls `onDrop` for each drop the manager's drags end in. */
 export function onDrop(manager: DragDropManager, handle: (drop: Drop) => void): () => void {
   return manager.monitor.addEventListener('dragend', (event) => {
     const drop = dropOf(event);
     if (drop) handle(drop);
   });
+}
+
+/** Tells `handle` the id of what the manager's drag picks up, and null once it is dropped. */
+export function onDragging(manager: DragDropManager, handle: (id: string | null) => void): () => void {
+  const { monitor } = manager;
+  const stopStart = monitor.addEventListener('dragstart', ({ operation }) =>
+    handle(operation.source ? String(operation.source.id) : null),
+  );
+  const stopEnd = monitor.addEventListener('dragend', () => handle(null));
+  return () => {
+    stopStart();
+    stopEnd();
+  };
 }
 
 /**
@@ -131,8 +157,11 @@ export function sortable(
 
 let cards: DragDropManager | undefined;
 
-/** The cards' manager, shared by every grid: touch only, a long press picks a card up. */
+/**
+ * The cards' manager, shared by every grid (Pinned and Others: a grid's drop onto another
+ * section's card is not its business): a long press picks a card up by touch, 5 px by mouse.
+ */
 export function cardDrags(): DragDropManager {
-  cards ??= createDragManager({ touchOnly: true });
+  cards ??= createDragManager();
   return cards;
 }

@@ -4,15 +4,15 @@
  */
 type DragAndDrop = Pick<
   typeof import('./dragAndDrop.js'),
-  'cardDrags' | 'createDragManager' | 'onDrop' | 'sortable'
+  'cardDrags' | 'createDragManager' | 'onDragging' | 'onDrop' | 'sortable'
 >;
 
 /** Runs `use` once the module has loaded, unless undone first; returns the undo of both. */
 export function withDragAndDrop(use: (module: DragAndDrop) => () => void): () => void {
   let undo: (() => void) | undefined;
   let cancelled = false;
-  void import('./dragAndDrop.js').then(({ cardDrags, createDragManager, onDrop, sortable }) => {
-    if (!cancelled) undo = use({ cardDrags, createDragManager, onDrop, sortable });
+  void import('./dragAndDrop.js').then(({ cardDrags, createDragManager, onDragging, onDrop, sortable }) => {
+    if (!cancelled) undo = use({ cardDrags, createDragManager, onDragging, onDrop, sortable });
   });
   return () => {
     cancelled = true;

@@ -52,7 +52,7 @@ export function ChecklistEditor({
   useEffect(
     () =>
       withDragAndDrop(({ createDragManager, onDrop, sortable }) => {
-        const manager = createDragManager({ touchOnly: false, vertical: true });
+        const manager = createDragManager({ vertical: true });
         const stop = onDrop(manager, ({ source, target, edge }) =>
           apply(moveItemTo(latest.current, Number(source), Number(target), edge)),
         );

@@ -1,5 +1,3 @@
-import { combine } from '@atlaskit/pragmatic-drag-and-drop/combine';
-import { draggable, dropTargetForElements } from '@atlaskit/pragmatic-drag-and-drop/element/adapter';
 import { useSignal } from '@preact/signals';
 import { Check } from 'lucide-preact';
 import { useEffect, useRef } from 'preact/hooks';
@@ -25,7 +23,7 @@ interface Props {
   note: LocalNote;
   selected: boolean;
   isFocused: boolean;
-  /** Drag and drop onto another card moves it there (NoteGrid's monitors write the order). */
+  /** Drag and drop onto another card moves it there (NoteGrid's monitor writes the order). */
   reorderable: boolean;
 }
 
@@ -96,26 +94,9 @@ export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reor
   useEffect(() => {
     const card = element.current;
     if (!reorderable || !card) return;
-    const data = { noteId: note.id };
-    // A touch drags through cardDrags (a long press picks the card up): the browser's own drag
-    // would start from the same long press on a phone.
-    let pointer = '';
-    const notePointer = (event: PointerEvent) => (pointer = event.pointerType);
-    card.addEventListener('pointerdown', notePointer);
-    return combine(
-      () => card.removeEventListener('pointerdown', notePointer),
-      withDragAndDrop(({ cardDrags, sortable }) =>
-        sortable(cardDrags(), { id: note.id, element: card, type: 'note' }),
-      ),
-      draggable({ element: card, getInitialData: () => data, canDrag: () => pointer !== 'touch' }),
-      dropTargetForElements({
-        element: card,
-        getData: () => data,
-        canDrop: ({ source }) => source.data.noteId !== note.id,
-        onDragEnter: () => card.classList.add('drop-over'),
-        onDragLeave: () => card.classList.remove('drop-over'),
-        onDrop: () => card.classList.remove('drop-over'),
-      }),
+    // By mouse, touch or pen (a touch after a long press): NoteGrid's monitor writes the order.
+    return withDragAndDrop(({ cardDrags, sortable }) =>
+      sortable(cardDrags(), { id: note.id, element: card, type: 'note' }),
     );
   }, [reorderable, note.id]);
   const longPress = useLongPress(() => toggleSelected(note.id));

@@ -1,4 +1,3 @@
-import { monitorForElements } from '@atlaskit/pragmatic-drag-and-drop/element/adapter';
 import { useSignal } from '@preact/signals';
 import { defaultRangeExtractor, type Range, type VirtualItem } from '@tanstack/virtual-core';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
@@ -46,22 +45,15 @@ export function NoteGrid({ notes, view, reorderable = false }: Props) {
       // Its index among the others is the target's own: after it moving down, before it moving up.
       void moveNote(notes, notes[from]!, to);
     };
-    const stopMouse = monitorForElements({
-      onDragStart: ({ source }) => {
-        dragged.value = source.data.noteId as string;
-      },
-      onDrop: ({ source, location }) => {
-        dragged.value = null;
-        drop(source.data.noteId, location.current.dropTargets[0]?.data.noteId);
-      },
+    return withDragAndDrop(({ cardDrags, onDragging, onDrop }) => {
+      const cards = cardDrags();
+      const stopDragging = onDragging(cards, (id) => (dragged.value = id));
+      const stopDrop = onDrop(cards, ({ source, target }) => drop(source, target));
+      return () => {
+        stopDragging();
+        stopDrop();
+      };
     });
-    const stopTouch = withDragAndDrop(({ cardDrags, onDrop }) =>
-      onDrop(cardDrags(), ({ source, target }) => drop(source, target)),
-    );
-    return () => {
-      stopMouse();
-      stopTouch();
-    };
   }, [reorderable]);
   const container = useRef<HTMLDivElement>(null);
   const width = useSignal(1024);

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { asAppError } from '../../../db/outage.js';
 import { NOTE_COLORS } from '../../../shared/colors.js';
@@ -18,6 +18,11 @@ export interface McpDeps {
   search: SearchService;
   tags: TagsService;
   reminders: RemindersService;
+  /** The session's subscriptions to note resources (resources/subscribe), by note id. */
+  subscriptions: {
+    subscribe(noteId: string): Promise<unknown>;
+    unsubscribe(noteId: string): Promise<void>;
+  };
   /** Errors that are not AppErrors are logged here and reported to the model without details. */
   logError: (err: unknown) => void;
 }
@@ -48,4 +53,29 @@ export function toolRunner(deps: Pick<McpDeps, 'logError'>) {
       return { isError: true, content: [{ type: 'text', text: 'Something went wrong on the server' }] };
     }
   };
+}
+
+const RESOURCE_NOT_FOUND = -32002; // MCP specification, resources/read
+
+export function resourceNotFound(why: string): McpError {
+  return new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${why}`);
+}
+
+/**
+ * Runs the body of a resource request (read, subscribe): a note the user cannot see is the
+ * specification's "resource not found", other refusals invalid params, an outage an internal
+ * error with our message; the rest is the SDK's.
+ */
+export async function asResourceError<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (err) {
+    const known = asAppError(err);
+    if (known?.statusCode === 404) throw resourceNotFound(known.message);
+    if (known) {
+      const code = known.statusCode < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+      throw new McpError(code, known.message);
+    }
+    throw err;
+  }
 }

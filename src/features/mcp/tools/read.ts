@@ -1,14 +1,11 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Actor } from '../../../actor.js';
-import { AppError } from '../../../errors.js';
 import { NOTE_FILTERS } from '../../../shared/api/notes.js';
 import { MAX_SEARCH_QUERY_LENGTH } from '../../search/schemas.js';
 import { markdown, NoteOut, NoteSummary, ReminderOut, RevisionOut, summary, TagOut } from '../presenters.js';
-import { color, type McpDeps, noteId, toolRunner } from './common.js';
-
-const RESOURCE_NOT_FOUND = -32002; // MCP specification, resources/read
+import { NOTE_URI_TEMPLATE, noteUri } from '../resources.js';
+import { asResourceError, color, type McpDeps, noteId, toolRunner } from './common.js';
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -126,10 +123,10 @@ export function register(server: McpServer, actor: Actor, deps: McpDeps): void {
 
   server.registerResource(
     'note',
-    new ResourceTemplate('note://{id}', {
+    new ResourceTemplate(NOTE_URI_TEMPLATE, {
       list: async () => ({
         resources: (await notes.list(actor, { filter: 'all', limit: 100 })).map((note) => ({
-          uri: `note://${note.id}`,
+          uri: noteUri(note.id),
           name: note.title || 'Untitled',
           mimeType: 'text/markdown',
         })),
@@ -140,16 +137,11 @@ export function register(server: McpServer, actor: Actor, deps: McpDeps): void {
       description: 'A note as Markdown: its title as a heading, then its content',
       mimeType: 'text/markdown',
     },
-    async (uri, variables) => {
-      try {
+    (uri, variables) =>
+      asResourceError(async () => {
         const note = await notes.get(actor, String(variables.id));
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: markdown(note) }] };
-      } catch (err) {
-        if (err instanceof AppError)
-          throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${err.message}`);
-        throw err;
-      }
-    },
+      }),
   );
 
   server.registerTool(
