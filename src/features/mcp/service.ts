@@ -17,14 +17,14 @@ const SESSION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
  */
 export const MAX_SESSIONS_PER_USER = 32;
 /** Note resources one session may subscribe to. */
-export const MAX_SUBSCRIPTIONS_PER_SESSION = 1_000;
+const MAX_SUBSCRIPTIONS_PER_SESSION = 1_000;
 /** How often the sessions behind open update streams are checked (ended, evicted, expired). */
 const STREAM_CHECK_MS = 2_000;
 
 export type SessionCheck = 'valid' | 'missing' | 'malformed' | 'unknown';
 
 /** Where a session's resource updates go: the route frames them (Server-Sent Events). */
-export interface UpdateSink {
+interface UpdateSink {
   updated(noteId: string): void;
   keepAlive(): void;
   end(): void;
