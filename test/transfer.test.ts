@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { createTransferService, IMPORT_LIMITS } from '../src/features/transfer/service.js';
+import { openZip } from '../src/features/transfer/zip.js';
 import {
   archiveForm,
   attach,
@@ -17,6 +19,7 @@ import {
 import { createUserClient, ownerClientFor, type TestClient } from './helpers/client.js';
 import { run } from './helpers/commands.js';
 import { startServer, type TestServer } from './helpers/server.js';
+import { useServices } from './helpers/services.js';
 import { keepTakeout, usec } from './helpers/takeout.js';
 
 async function exportOf(client: TestClient): Promise<Buffer> {
@@ -495,5 +498,51 @@ describe('POST /api/import from the attacker’s side', () => {
       JSON.stringify(response.body),
     );
     assert.match(response.body.unreadable[0].reason, /title must NOT have more than 1000 characters/);
+  });
+});
+
+describe('an import when the database fails part-way', () => {
+  const instance = useServices();
+
+  it('ends with that failure once the notes in flight are done, and writes nothing after', async () => {
+    const notes = Object.fromEntries(
+      Array.from({ length: 60 }, (_, n) => [`Note ${n}`, { title: `Keep ${n}`, textContent: `text ${n}` }]),
+    );
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'import-failure-'));
+    const file = path.join(directory, 'takeout.zip');
+    fs.writeFileSync(file, await keepTakeout(notes));
+    // The database goes away at the 20th note: every write from then on fails, as in an outage.
+    let creates = 0;
+    let written = 0;
+    const { notes: real, attachments } = instance.services;
+    const failing: typeof real = {
+      ...real,
+      create: async (...args) => {
+        if (++creates >= 20) throw new Error('the database went away');
+        // Slow writes, so that several are in flight when one fails.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const note = await real.create(...args);
+        written++;
+        return note;
+      },
+    };
+    const transfer = createTransferService({
+      db: instance.db,
+      notes: failing,
+      attachments,
+      uploadDir: directory,
+    });
+    const files = await openZip(file, IMPORT_LIMITS);
+    try {
+      await assert.rejects(transfer.importFrom(instance.owner.actor, files), /the database went away/);
+      const settled = written;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(written, settled, 'no note is written after the import has ended');
+      // It stopped reading: the notes in flight past the 20th, never the rest of the archive.
+      assert.ok(creates < 60, `${creates} creates`);
+    } finally {
+      files.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
