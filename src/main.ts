@@ -29,6 +29,14 @@ const app = await buildApp(config).catch((err: unknown) => {
   process.exit(failure.exitCode);
 });
 
+/**
+ * How long a shutdown waits for requests in flight before it cuts their connections, so that
+ * the database still closes cleanly before a container runtime's SIGKILL (Docker and Podman
+ * send it 10 s after SIGTERM). A client that keeps a request open (a stalled upload, a stream
+ * nobody ended) would otherwise hold the process up to its timeout.
+ */
+const SHUTDOWN_GRACE_MS = 8_000;
+
 // D-OPS-2: stop accepting, finish requests in flight, close the database cleanly.
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -36,6 +44,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      app.log.warn(
+        `requests still open ${SHUTDOWN_GRACE_MS / 1000} s after ${signal}: their connections are closed`,
+      );
+      app.server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS).unref();
     app.close().then(
       () => process.exit(0),
       (err) => {

@@ -13,7 +13,7 @@ import type { OpenDatabase } from '../src/db/connection.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { clientOf } from './helpers/client.js';
 import { databaseUrlFor, dropDatabaseOf, onPostgres } from './helpers/postgres.js';
-import { mainArguments, startServer, tempDataDir } from './helpers/server.js';
+import { mainArguments, spawnServer, startServer, tempDataDir } from './helpers/server.js';
 
 /** The server's entry point run to its end: exit code, stdout and stderr. */
 async function runToExit(env: Record<string, string>) {
@@ -178,6 +178,33 @@ describe('the owner account from OWNER_EMAIL and OWNER_PASSWORD_FILE', () => {
     } finally {
       await second.close();
       fs.rmSync(secret, { force: true });
+    }
+  });
+});
+
+describe('shutdown (D-OPS-2)', () => {
+  it('finishes within seconds of SIGTERM even while a client holds a request open, and closes the database', async () => {
+    const dataDir = tempDataDir();
+    const server = await spawnServer({ DATA_DIR: dataDir });
+    const exited = once(server.child, 'exit');
+    // An upload that stalls: its headers promise a body that never comes.
+    const stalled = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    stalled.on('error', () => {});
+    try {
+      await once(stalled, 'connect');
+      stalled.write('POST /api/import HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\nPK');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signalled = Date.now();
+      server.child.kill('SIGTERM');
+      const [code] = await exited;
+      // Without the grace period it waited for the request's timeout (REQUEST_TIMEOUT_SECONDS, 300 s).
+      assert.ok(Date.now() - signalled < 15_000, `exited ${Date.now() - signalled} ms after SIGTERM`);
+      assert.equal(code, 0, server.output());
+      assert.match(server.output(), /requests still open 8 s after SIGTERM/);
+    } finally {
+      stalled.destroy();
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
