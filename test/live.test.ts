@@ -4,24 +4,21 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { CHANNEL } from '../src/features/live/bus.js';
 import { createApiKey, createUserClient, setupOwner, TestClient } from './helpers/client.js';
-import { type EventStream, idsOf, naming, openEvents, type ReceivedEvent } from './helpers/events.js';
+import {
+  createNote,
+  type EventStream,
+  edit,
+  idsOf,
+  naming,
+  openEvents,
+  type ReceivedEvent,
+} from './helpers/events.js';
 import { onPostgres } from './helpers/postgres.js';
 import { privateRedisMissing, startPrivateRedis, testRedisUrl } from './helpers/redis.js';
 import { ManualClock, startServer, type TestServer, waitFor, withServerProcesses } from './helpers/server.js';
 
 /** Long enough for a hint that would come (they come within milliseconds on loopback). */
 const QUIET_MS = 400;
-
-async function createNote(client: TestClient, title: string): Promise<string> {
-  const created = await client.post('/api/notes', { title });
-  assert.equal(created.status, 201, created.text);
-  return created.body.id;
-}
-
-async function edit(client: TestClient, noteId: string, content: string): Promise<void> {
-  const updated = await client.patch(`/api/notes/${noteId}`, { content });
-  assert.equal(updated.status, 200, updated.text);
-}
 
 /** Waits QUIET_MS, then checks that the stream named none of `noteIds`, in any field. */
 async function heardNothingOf(stream: EventStream, ...noteIds: string[]): Promise<void> {

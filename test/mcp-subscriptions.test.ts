@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { CHANNEL } from '../src/features/live/bus.js';
 import { MAX_SESSIONS_PER_USER } from '../src/features/mcp/service.js';
 import { createApiKey, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
-import { type EventStream, openEvents } from './helpers/events.js';
+import { createNote, type EventStream, edit, openEvents } from './helpers/events.js';
 import { onPostgres } from './helpers/postgres.js';
 import { testRedisUrl } from './helpers/redis.js';
 import { startServer, type TestServer, withServerProcesses } from './helpers/server.js';
@@ -53,17 +53,6 @@ async function subscriber(baseUrl: string, key: string): Promise<Subscriber> {
 }
 
 const uriOf = (noteId: string) => `note://${noteId}`;
-
-async function createNote(client: TestClient, title: string): Promise<string> {
-  const created = await client.post('/api/notes', { title });
-  assert.equal(created.status, 201, created.text);
-  return created.body.id;
-}
-
-async function edit(client: TestClient, noteId: string, content: string): Promise<void> {
-  const updated = await client.patch(`/api/notes/${noteId}`, { content });
-  assert.equal(updated.status, 200, updated.text);
-}
 
 async function assertNotFound(work: Promise<unknown>): Promise<void> {
   await assert.rejects(work, (err: unknown) => err instanceof McpError && err.code === RESOURCE_NOT_FOUND);

@@ -138,6 +138,21 @@ describe(`a ${NOTES.toLocaleString('en-US')}-note account: only the cards near t
     return { context, page };
   }
 
+  /** Scrolls halfway down (as the wheel or the scrollbar would), until the middle of the list is rendered. */
+  async function scrollToTheMiddle(page: Page, alsoCheck: (cards: Card[]) => void = () => {}) {
+    await page.evaluate(() =>
+      window.scrollTo({ top: document.documentElement.scrollHeight / 2, behavior: 'instant' }),
+    );
+    await eventually(async () => {
+      const cards = await cardsInPage(page);
+      assert.ok(
+        cards.some((card) => numberOf(card) > 2_000),
+        'the middle of the list is rendered',
+      );
+      alsoCheck(cards);
+    });
+  }
+
   it('on a desktop: a bounded page, laid out in columns, down to the last note; search and open still work', async () => {
     const { context, page } = await openApp({ width: 1280, height: 800 });
     // Every note read: a search finds the last one.
@@ -206,17 +221,7 @@ describe(`a ${NOTES.toLocaleString('en-US')}-note account: only the cards near t
     const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null);
     await page.getByRole('article', { name: 'Note 10', exact: true }).focus();
     // Scrolled far away (the wheel, the scrollbar): focus stays on the card, which stays in the page.
-    await page.evaluate(() =>
-      window.scrollTo({ top: document.documentElement.scrollHeight / 2, behavior: 'instant' }),
-    );
-    await eventually(async () => {
-      const cards = await cardsInPage(page);
-      assert.ok(
-        cards.some((card) => numberOf(card) > 2_000),
-        'the middle of the list is rendered',
-      );
-      assert.ok(cards.some((card) => card.name === 'Note 10'));
-    });
+    await scrollToTheMiddle(page, (cards) => assert.ok(cards.some((card) => card.name === 'Note 10')));
     assert.equal(await focusedName(), 'Note 10');
     // j: the next note, brought back on screen.
     await page.keyboard.press('j');
@@ -274,16 +279,7 @@ describe(`a ${NOTES.toLocaleString('en-US')}-note account: only the cards near t
     await eventually(async () =>
       assert.equal(await page.locator('.dragging').getAttribute('aria-label'), 'Note 5'),
     );
-    await page.evaluate(() =>
-      window.scrollTo({ top: document.documentElement.scrollHeight / 2, behavior: 'instant' }),
-    );
-    await eventually(async () => {
-      const cards = await cardsInPage(page);
-      assert.ok(
-        cards.some((card) => numberOf(card) > 2_000),
-        'the middle of the list is rendered',
-      );
-    });
+    await scrollToTheMiddle(page);
     assert.ok(await isIn(), 'the dragged card is still in the page');
     // Cancelled (the order is unchanged): not dragged any more, it leaves the page like the others.
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchCancel', touchPoints: [] });

@@ -1,5 +1,19 @@
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { TestClient } from './client.js';
+
+/** A note made over REST, for a stream to hear of: its id. */
+export async function createNote(client: TestClient, title: string): Promise<string> {
+  const created = await client.post('/api/notes', { title });
+  assert.equal(created.status, 201, created.text);
+  return created.body.id;
+}
+
+/** An edit of a note's content over REST, for a stream to hear of. */
+export async function edit(client: TestClient, noteId: string, content: string): Promise<void> {
+  const updated = await client.patch(`/api/notes/${noteId}`, { content });
+  assert.equal(updated.status, 200, updated.text);
+}
 
 /** One Server-Sent Event as received. */
 export interface ReceivedEvent {
