@@ -69,7 +69,7 @@ import { redactUrl } from './http/logging.js';
 import type { Metrics } from './http/metrics.js';
 import { describeRoute, securitySchemes } from './http/openapi.js';
 import { type LingerLimits, registerBodyDraining } from './http/requestBody.js';
-import { requestTimeoutOptions } from './http/requestTimeouts.js';
+import { endSilentConnectionsOnClose, requestTimeoutOptions } from './http/requestTimeouts.js';
 import { ErrorBody, Success } from './http/schemas.js';
 import { registerSecurityHeaders } from './http/securityHeaders.js';
 import { buildCachedSerializers } from './http/serialization.js';
@@ -326,6 +326,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     schemaController: { compilersFactory: { buildSerializer: buildCachedSerializers } },
     ...requestTimeoutOptions(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  endSilentConnectionsOnClose(app);
   const opened = await openDataDir(config, {
     onQuery,
     schema: 'migrate',

@@ -207,4 +207,31 @@ describe('shutdown (D-OPS-2)', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('closes at once with a connection open that has sent nothing (one before the close, one during it)', async () => {
+    const server = await startServer();
+    const port = Number(new URL(server.url).port);
+    const silent: net.Socket[] = [];
+    const openSilent = async () => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      silent.push(socket);
+      await Promise.all([once(socket, 'connect'), once(server.app.server, 'connection')]);
+    };
+    try {
+      await openSilent();
+      // The server's own close, without the test helper's closeAllConnections.
+      const closing = server.app.close();
+      await openSilent().catch(() => {}); // refused once it has stopped listening: also fine
+      // Node 20 held these until their headers timed out, a minute later.
+      const waited = await Promise.race([
+        closing.then(() => 'closed'),
+        new Promise((resolve) => setTimeout(resolve, 10_000, 'still open after 10 s')),
+      ]);
+      assert.equal(waited, 'closed');
+    } finally {
+      for (const socket of silent) socket.destroy();
+      await server.close();
+    }
+  });
 });

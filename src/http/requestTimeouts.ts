@@ -1,6 +1,6 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyHttpOptions } from 'fastify';
+import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { ErrorCode } from '../errors.js';
 import { errorBody } from './errorHandler.js';
@@ -63,4 +63,26 @@ export function requestTimeoutOptions(config: Config): FastifyHttpOptions<Server
     },
     clientErrorHandler: answerClientError,
   };
+}
+
+/**
+ * A connection that has sent no request yet (a browser's speculative connection, an MCP client's
+ * stream reconnecting as it closes) is ended when the server closes. Node 20's close() leaves it
+ * open until its headers time out (nodejs/node#63470, fixed in later Node), which held every
+ * shutdown for a minute. Connections opened while the server closes are ended at once: it is
+ * about to stop listening, and a request on them would only be answered 503.
+ */
+export function endSilentConnectionsOnClose(app: FastifyInstance): void {
+  const silent = new Set<Socket>();
+  let closing = false;
+  app.server.on('connection', (socket: Socket) => {
+    if (closing) return void socket.destroy();
+    silent.add(socket);
+    socket.once('close', () => silent.delete(socket));
+  });
+  app.server.on('request', (request: { socket: Socket }) => silent.delete(request.socket));
+  app.addHook('preClose', async () => {
+    closing = true;
+    for (const socket of silent) socket.destroy();
+  });
 }

@@ -3,6 +3,9 @@
  * editor or a dialog closes, a card is archived, trashed, pinned into another section, recoloured
  * — focus goes back to where it came from: the same note's card (found again by its note id), or
  * a neighbouring card when the note left the view, or the element focused before a dialog opened.
+ * A focused card that is moved (the virtual grid re-ordering its nodes while it scrolls) is taken
+ * out and put back in one step: it stays in the page but the browser drops its focus, so it gets
+ * the focus back too. Focus the person moved to <body> themselves (a click on empty space) stays.
  */
 
 interface Spot {
@@ -57,11 +60,19 @@ export function installFocusKeeper(): () => void {
     const element = event.target;
     if (element instanceof HTMLElement && element !== document.body) current = spotOf(element, current);
   };
-  const observer = new MutationObserver(() => {
+  const observer = new MutationObserver((records) => {
     const active = document.activeElement;
-    if (!current || current.element.isConnected || (active && active !== document.body)) return;
-    const target = targetOf(current);
-    target?.focus();
+    if (!current || (active && active !== document.body)) return;
+    const spot = current;
+    if (spot.element.isConnected) {
+      const moved = records.some((record) =>
+        [...record.removedNodes].some((node) => node.contains(spot.element)),
+      );
+      // Where it already is on the screen: no scroll.
+      if (moved) spot.element.focus({ preventScroll: true });
+      return;
+    }
+    targetOf(spot)?.focus();
   });
   document.addEventListener('focusin', onFocus);
   observer.observe(document.body, { childList: true, subtree: true });
