@@ -21,7 +21,13 @@ import {
   splitItem,
   toChecklist,
 } from '../web/src/model/checklist.js';
-import { conflictMark, conflictOriginal, displayTitle, resolveConflict } from '../web/src/model/conflicts.js';
+import {
+  conflictMark,
+  conflictOriginal,
+  displayTitle,
+  resolveConflict,
+  wordChanges,
+} from '../web/src/model/conflicts.js';
 import { addLabel, allLabels, isTagsOnlyLine, labelName, renameLabel } from '../web/src/model/labels.js';
 import { mergeIncoming, movedPosition } from '../web/src/model/liveText.js';
 import { columnCount, columnLeft, estimatedHeight, gridGeometry } from '../web/src/model/masonry.js';
@@ -570,6 +576,34 @@ describe('conflict copies', () => {
     ] as const;
     for (const [choice, writes] of table)
       assert.deepEqual(resolveConflict(choice, copy, original), writes, choice);
+  });
+
+  it("Compare's word changes spell the copy without the removed runs and the original without the added (fast-check)", () => {
+    const text = fc
+      .array(fc.constantFrom('milk', 'bread', 'eggs', ' ', '  ', '\n', 'tea,', '- [ ] '), { maxLength: 30 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, text, (original, copy) => {
+        const changes = wordChanges(original, copy);
+        const spelled = (skip: 'added' | 'removed') =>
+          changes
+            .filter((change) => !change[skip])
+            .map((change) => change.value)
+            .join('');
+        assert.equal(spelled('removed'), copy);
+        assert.equal(spelled('added'), original);
+      }),
+    );
+  });
+
+  it('Compare marks whole words: one word changed in a line is one removed and one added run', () => {
+    assert.deepEqual(wordChanges('buy milk today', 'buy bread today'), [
+      { value: 'buy ' },
+      { value: 'milk', removed: true },
+      { value: 'bread', added: true },
+      { value: ' today' },
+    ]);
+    assert.deepEqual(wordChanges('same', 'same'), [{ value: 'same' }]);
   });
 });
 

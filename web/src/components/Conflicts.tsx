@@ -1,9 +1,14 @@
 import { signal } from '@preact/signals';
-import { diffWords } from 'diff';
 import { useEffect, useRef } from 'preact/hooks';
 import { updateNotes } from '../app/actions.js';
 import { noteById, sortedNotes } from '../app/state.js';
-import { type ConflictChoice, conflictMark, conflictOriginal, resolveConflict } from '../model/conflicts.js';
+import {
+  type ConflictChoice,
+  conflictMark,
+  conflictOriginal,
+  resolveConflict,
+  wordChanges,
+} from '../model/conflicts.js';
 import type { LocalNote } from '../sync/index.js';
 
 /** The conflict copy open in Compare. */
@@ -52,7 +57,7 @@ function Compare({ copy, original }: { copy: LocalNote; original: LocalNote }) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => dialog.current?.showModal(), []);
   const close = () => (comparing.value = null);
-  const parts = diffWords(original.content, copy.content);
+  const parts = wordChanges(original.content, copy.content);
   const choose = async (choice: ConflictChoice, done: string) => {
     close();
     const writes = resolveConflict(choice, copy, original);

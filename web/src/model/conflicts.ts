@@ -3,6 +3,7 @@
  * (conflict <ISO date>)", and names the note it came from nowhere. So the note it was copied from
  * is found by that title, or, when it was the title that lost, by the unchanged content.
  */
+import { diffComm } from 'node-diff3';
 import type { NoteFields } from '../sync/index.js';
 
 interface NoteLike {
@@ -58,4 +59,34 @@ export function resolveConflict(
   if (choice === 'that') return [{ id: copy.id, fields: { trashed: true } }];
   if (choice === 'this') return [unmarked, { id: original.id, fields: { trashed: true } }];
   return [unmarked];
+}
+
+/** A run of words in Compare: in both texts, only in the copy (`added`) or only in the other. */
+interface WordChange {
+  value: string;
+  added?: true;
+  removed?: true;
+}
+
+/**
+ * The word-by-word difference from `original` to `copy` (the longest common sequence of words
+ * and the spaces between them, node-diff3's): the runs without `removed` spell the copy, the runs
+ * without `added` the original.
+ */
+export function wordChanges(original: string, copy: string): WordChange[] {
+  const words = (text: string) => text.match(/\s+|\S+/g) ?? [];
+  const changes: WordChange[] = [];
+  // node-diff3's types leave out the runs in common, which its diffComm does return.
+  const parts = diffComm(words(original), words(copy)) as unknown as (
+    | { common: string[] }
+    | { buffer1: string[]; buffer2: string[] }
+  )[];
+  for (const part of parts) {
+    if ('common' in part) changes.push({ value: part.common.join('') });
+    else {
+      if (part.buffer1.length > 0) changes.push({ value: part.buffer1.join(''), removed: true });
+      if (part.buffer2.length > 0) changes.push({ value: part.buffer2.join(''), added: true });
+    }
+  }
+  return changes;
 }
