@@ -40,14 +40,26 @@ interface WebRow {
   target: string;
 }
 
-function brotliSizes(): { js: number; css: number } {
+function brotliSizes(): { js: number; firstScreenJs: number; css: number } {
   const assets = path.join(WEB_BUNDLE, 'assets');
+  const size = (file: string) => fs.statSync(path.join(WEB_BUNDLE, `${file}.br`)).size;
   const sum = (ext: string) =>
     fs
       .readdirSync(assets)
       .filter((file) => file.endsWith(`${ext}.br`))
-      .reduce((total, file) => total + fs.statSync(path.join(assets, file)).size, 0);
-  return { js: sum('.js'), css: sum('.css') };
+      .reduce((total, file) => total + size(path.join('assets', file.slice(0, -'.br'.length))), 0);
+  // What index.html loads before the first screen: its module script and the modules it preloads.
+  const html = fs.readFileSync(path.join(WEB_BUNDLE, 'index.html'), 'utf8');
+  const firstScreen = [
+    ...html.matchAll(
+      /<(?:script type="module"[^>]*\ssrc|link rel="modulepreload"[^>]*\shref)="\/([^"]+\.js)"/g,
+    ),
+  ].map((match) => match[1]!);
+  return {
+    js: sum('.js'),
+    firstScreenJs: firstScreen.reduce((total, file) => total + size(file), 0),
+    css: sum('.css'),
+  };
 }
 
 function p50p95(values: number[]): string {
@@ -324,7 +336,16 @@ export async function runWeb(options: WebOptions): Promise<{ notes: number; rows
     const keystrokes = await profiled(page, options, 'keystrokes', () => keystrokeLatencies(page));
     const sizes = brotliSizes();
     rows.push(
-      { name: 'JS shipped (brotli)', measured: `${(sizes.js / 1024).toFixed(1)} KB`, target: '≤ 80 KB' },
+      {
+        name: 'JS before the first screen (brotli; what index.html loads)',
+        measured: `${(sizes.firstScreenJs / 1024).toFixed(1)} KB`,
+        target: '≤ 80 KB',
+      },
+      {
+        name: 'JS shipped in all, lazy chunks too (brotli)',
+        measured: `${(sizes.js / 1024).toFixed(1)} KB`,
+        target: '≤ 80 KB',
+      },
       { name: 'CSS shipped (brotli)', measured: `${(sizes.css / 1024).toFixed(1)} KB`, target: '≤ 15 KB' },
       { name: 'First sync: first cards', measured: `${firstSyncToCards} ms`, target: '' },
       { name: 'First sync: all saved', measured: `${firstSyncDone} ms`, target: '≤ 5 s' },

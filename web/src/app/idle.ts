@@ -3,17 +3,22 @@
  * frame the person is waiting for (a keystroke's results, a scroll) pays for it.
  */
 
-/** Tasks run per idle period: each re-renders one card (decision 0018), a millisecond or two. */
-const TASKS_PER_PERIOD = 4;
+/**
+ * Each task re-renders one card (decision 0018), a millisecond or two, and the renders run
+ * together once the idle callback returns: so a period takes as many as its time left has room
+ * for, at most four, at least one (so the queue always drains).
+ */
+const TASK_MS = 2.5;
+const MOST_TASKS_PER_PERIOD = 4;
 
 const queue = new Set<() => void>();
 let scheduled = false;
 
 // Safari has no requestIdleCallback: a timeout after the current frame's work stands in.
-const requestIdle: (callback: () => void) => void =
+const requestIdle: (callback: (deadline: { timeRemaining(): number }) => void) => void =
   typeof requestIdleCallback === 'function'
     ? (callback) => requestIdleCallback(callback)
-    : (callback) => setTimeout(callback, 16);
+    : (callback) => setTimeout(() => callback({ timeRemaining: () => 10 }), 16);
 
 /** Runs `task` in a later idle period; the function returned cancels it if it has not run. */
 export function whenIdle(task: () => void): () => void {
@@ -25,11 +30,13 @@ export function whenIdle(task: () => void): () => void {
 function schedule(): void {
   if (scheduled || queue.size === 0) return;
   scheduled = true;
-  requestIdle(() => {
+  requestIdle((deadline) => {
     scheduled = false;
+    const room = Math.floor(deadline.timeRemaining() / TASK_MS);
+    const tasks = Math.max(1, Math.min(MOST_TASKS_PER_PERIOD, room));
     let count = 0;
     for (const task of queue) {
-      if (count++ === TASKS_PER_PERIOD) break;
+      if (count++ === tasks) break;
       queue.delete(task);
       task();
     }
