@@ -97,6 +97,15 @@ describe('people and sharing', { skip }, () => {
     let releaseHeld!: () => void;
     const held = new Promise<void>((resolve) => (releaseHeld = resolve));
     let heldRequest: Request | undefined;
+    // What the browser sent for the list, routed or not: said if the hold never sees one.
+    const sent: string[] = [];
+    const recordSent = (request: Request) => {
+      if (request.url().endsWith('/collaborators'))
+        sent.push(
+          `${request.method()} ${request.url()}${request.serviceWorker() ? ' (service worker)' : ''}`,
+        );
+    };
+    ownerContext.on('request', recordSent);
     // On the context: it also sees a request that comes by way of the service worker.
     await ownerContext.route('**/api/notes/*/collaborators', async (route) => {
       if (route.request().method() !== 'GET' || heldRequest) return route.continue();
@@ -111,7 +120,8 @@ describe('people and sharing', { skip }, () => {
     await dialog.getByRole('searchbox', { name: 'Find people' }).fill('lovel');
     await dialog.getByRole('button', { name: 'Add Ada Lovelace' }).click();
     await dialog.getByRole('button', { name: 'Remove Ada Lovelace' }).waitFor();
-    assert.ok(heldRequest, 'the app asked for the list when the note opened');
+    assert.ok(heldRequest, `the app asked for the list when the note opened; sent: ${JSON.stringify(sent)}`);
+    ownerContext.off('request', recordSent);
     // Waited for from the release on: a wait begun when the request was held could time out
     // (30 s) on a slow machine before the add had shown.
     const heldListDone = ownerPage.waitForEvent('requestfinished', (request) => request === heldRequest);
