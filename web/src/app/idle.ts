@@ -11,8 +11,17 @@
 const TASK_MS = 2.5;
 const MOST_TASKS_PER_PERIOD = 4;
 
+/**
+ * While the page scrolls, idle periods are the gaps between its frames: the work waits until
+ * it has not scrolled for this long (a card's buttons are built at once on hover or focus).
+ */
+const SCROLL_QUIET_MS = 150;
+
 const queue = new Set<() => void>();
 let scheduled = false;
+let lastScroll = Number.NEGATIVE_INFINITY;
+if (typeof addEventListener === 'function')
+  addEventListener('scroll', () => (lastScroll = performance.now()), { capture: true, passive: true });
 
 // Safari has no requestIdleCallback: a timeout after the current frame's work stands in.
 const requestIdle: (callback: (deadline: { timeRemaining(): number }) => void) => void =
@@ -31,6 +40,14 @@ function schedule(): void {
   if (scheduled || queue.size === 0) return;
   scheduled = true;
   requestIdle((deadline) => {
+    const sinceScroll = performance.now() - lastScroll;
+    if (sinceScroll < SCROLL_QUIET_MS) {
+      setTimeout(() => {
+        scheduled = false;
+        schedule();
+      }, SCROLL_QUIET_MS - sinceScroll);
+      return;
+    }
     scheduled = false;
     const room = Math.floor(deadline.timeRemaining() / TASK_MS);
     const tasks = Math.max(1, Math.min(MOST_TASKS_PER_PERIOD, room));
