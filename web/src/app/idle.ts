@@ -20,8 +20,7 @@ const SCROLL_QUIET_MS = 150;
 const queue = new Set<() => void>();
 let scheduled = false;
 let lastScroll = Number.NEGATIVE_INFINITY;
-if (typeof addEventListener === 'function')
-  addEventListener('scroll', () => (lastScroll = performance.now()), { capture: true, passive: true });
+addEventListener('scroll', () => (lastScroll = performance.now()), { capture: true, passive: true });
 
 // Safari has no requestIdleCallback: a timeout after the current frame's work stands in.
 const requestIdle: (callback: (deadline: { timeRemaining(): number }) => void) => void =
