@@ -291,6 +291,12 @@ describe('as good as Keep in the hand', { skip }, () => {
       assert.deepEqual(await focusedElement(page), { tag: 'ARTICLE', name: 'Middle' }),
     );
 
+    // Its focus dropped by the browser without a pointer (as a re-render can): it comes back.
+    await card(page, 'Middle').evaluate((article) => (article as HTMLElement).blur());
+    await eventually(async () =>
+      assert.deepEqual(await focusedElement(page), { tag: 'ARTICLE', name: 'Middle' }),
+    );
+
     // Pinned: the card moves into another section and keeps the focus.
     await page.keyboard.press('f');
     await page.getByRole('heading', { name: 'Pinned' }).waitFor();

@@ -5,7 +5,8 @@
  * a neighbouring card when the note left the view, or the element focused before a dialog opened.
  * A focused card that is moved (the virtual grid re-ordering its nodes while it scrolls) is taken
  * out and put back in one step: it stays in the page but the browser drops its focus, so it gets
- * the focus back too. Focus the person moved to <body> themselves (a click on empty space) stays.
+ * the focus back too, as does a card's focus dropped any other way but by the person. Focus the
+ * person moved to <body> themselves (a click on empty space) stays.
  */
 
 interface Spot {
@@ -74,10 +75,30 @@ export function installFocusKeeper(): () => void {
     }
     targetOf(spot)?.focus();
   });
+  // A card's focus that falls to <body> by any other way than the person pointing elsewhere
+  // (the browser dropping it while the grid re-renders) comes back before the next key is handled.
+  let pointed = false;
+  const onPointerDown = () => (pointed = true);
+  const onFocusOut = (event: FocusEvent) => {
+    const left = event.target;
+    const wasPointed = pointed;
+    pointed = false;
+    if (event.relatedTarget || wasPointed || !(left instanceof HTMLElement) || !left.closest('article'))
+      return;
+    queueMicrotask(() => {
+      if (document.activeElement !== document.body || current?.element !== left) return;
+      if (left.isConnected) left.focus({ preventScroll: true });
+      else targetOf(current)?.focus();
+    });
+  };
   document.addEventListener('focusin', onFocus);
+  document.addEventListener('focusout', onFocusOut);
+  document.addEventListener('pointerdown', onPointerDown, true);
   observer.observe(document.body, { childList: true, subtree: true });
   return () => {
     document.removeEventListener('focusin', onFocus);
+    document.removeEventListener('focusout', onFocusOut);
+    document.removeEventListener('pointerdown', onPointerDown, true);
     observer.disconnect();
   };
 }
