@@ -7,7 +7,7 @@ import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import { sessionActor } from '../src/actor.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrations } from '../src/db/migrations/index.js';
-import { createSearchService, rankInWindows } from '../src/features/search/service.js';
+import { createSearchService } from '../src/features/search/service.js';
 import { findOwner } from '../src/model/users.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
@@ -264,62 +264,43 @@ describe('GET /api/search ranking window (decision 0003)', () => {
     assert.deepEqual(ids(found), [title, content]);
   });
 
-  it("widens the window when it is full of another user's notes, so the caller's matches are found", async () => {
-    const mine = [
-      await create(owner, { title: 'banana', content: 'mine' }),
-      await create(owner, { title: 'banana', content: 'mine' }),
-    ];
+  it("counts the window in the caller's own matches: another user's newer notes neither crowd it nor widen it", async () => {
+    const oldestTitle = await create(owner, { title: 'banana', content: 'mine' });
+    const mine: string[] = [];
+    for (let i = 0; i < 3; i++)
+      mine.push(await create(owner, { title: 'x', content: `a banana, mine ${i}` }));
     for (let i = 0; i < 7; i++) await create(stranger, { title: 'banana', content: `theirs ${i}` });
-    const found = await windowed.search(ownerActor, { q: 'banana', limit: 2 });
+    // The window is the owner's 3 newest matches: all found although 7 newer ones are the
+    // stranger's, and the older title match stays outside it (a window over every user's
+    // matches, widened until it held the owner's, would have ranked it first).
+    const found = await windowed.search(ownerActor, { q: 'banana', limit: 3 });
     assert.deepEqual(ids(found).sort(), [...mine].sort());
-    // The other user's own search stays within their notes and fills the limit from the window.
+    assert.ok(!ids(found).includes(oldestTitle));
+    // The other user's own search stays within their notes.
     const theirs = await windowed.search(strangerActor, { q: 'banana', limit: 3 });
     assert.equal(theirs.length, 3);
-    assert.ok(theirs.every((n) => !mine.includes(n.id)));
+    assert.ok(theirs.every((n) => !mine.includes(n.id) && n.id !== oldestTitle));
   });
 
-  it('widens the window past trashed notes (D-SEARCH-2)', async () => {
+  it('counts the window past trashed notes (D-SEARCH-2)', async () => {
     const kept = await create(owner, { title: 'cherry', content: 'kept' });
     for (let i = 0; i < 4; i++) await create(owner, { title: 'cherry', content: `gone ${i}`, trashed: true });
     assert.deepEqual(ids(await windowed.search(ownerActor, { q: 'cherry', limit: 1 })), [kept]);
   });
 
-  it('doubles the window until the limit is reached or it covers every match', async () => {
-    const sizes: number[] = [];
-    const windows: unknown[] = [];
-    const rows = await rankInWindows({
-      window: 2,
-      limit: 1,
-      oldestInWindow: async (size) => {
-        sizes.push(size);
-        return size < 16 ? 100 - size : null;
-      },
-      rank: async (window) => {
-        windows.push(window);
-        return window === null ? ['found'] : [];
-      },
-    });
-    assert.deepEqual(rows, ['found']);
-    assert.deepEqual(sizes, [2, 4, 8, 16]);
-    assert.deepEqual(windows, [
-      { size: 2, oldestDocId: 98 },
-      { size: 4, oldestDocId: 96 },
-      { size: 8, oldestDocId: 92 },
-      null,
-    ]);
+  it('is never smaller than the limit: a caller asking for more than the window gets every match', async () => {
+    const dates: string[] = [];
+    for (let i = 0; i < 5; i++) dates.push(await create(owner, { title: 'date', content: `${i}` }));
+    const found = await windowed.search(ownerActor, { q: 'date', limit: 5 });
+    assert.deepEqual(ids(found).sort(), [...dates].sort());
+  });
 
-    sizes.length = 0;
-    const filled = await rankInWindows({
-      window: 2,
-      limit: 3,
-      oldestInWindow: async (size) => {
-        sizes.push(size);
-        return 1;
-      },
-      rank: async () => ['a', 'b', 'c'],
-    });
-    assert.deepEqual(filled, ['a', 'b', 'c']);
-    assert.deepEqual(sizes, [3], 'never a window smaller than the limit');
+  it('shares its window with notes shared with the caller', async () => {
+    const theirs = await create(stranger, { title: 'elderberry', content: 'shared' });
+    const shared = await stranger.post(`/api/notes/${theirs}/collaborators`, { userId: ownerActor.userId });
+    assert.equal(shared.status, 201, shared.text);
+    for (let i = 0; i < 5; i++) await create(stranger, { title: 'elderberry', content: `not shared ${i}` });
+    assert.deepEqual(ids(await windowed.search(ownerActor, { q: 'elderberry', limit: 3 })), [theirs]);
   });
 });
 

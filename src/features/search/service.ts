@@ -9,43 +9,17 @@ import {
   noteViewBatches,
 } from '../../model/noteAnswers.js';
 import type { ListedNoteVersion } from '../../model/notes.js';
-import {
-  indexTermsStartingWith,
-  nthNewestMatch,
-  type RankingWindow,
-  searchNotes,
-} from '../../model/searchIndex.js';
+import { indexTermsStartingWith, searchNotes } from '../../model/searchIndex.js';
 import { buildMatchQuery, lastWordPrefix } from '../../model/searchText.js';
 import type { Note } from '../../shared/api/notes.js';
 import type { NotesService } from '../notes/service.js';
 import { DEFAULT_SEARCH_LIMIT, type SearchQuery } from './schemas.js';
 
-/** How many of the newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
+/** How many of the caller's newest matches are ranked by relevance; measured in docs/benchmarks.md (0003). */
 const DEFAULT_RANKING_WINDOW = 1_000;
 
 /** A last word that starts more index terms than this stays a prefix in the query (0003). */
 const MAX_LAST_WORD_TERMS = 16;
-
-/**
- * The ranking window rule (docs/decisions/0003-search-ranking-window.md): rank only the `window` newest matches of all
- * users. The window is found before the trashed and visibility filters, so when it holds fewer
- * than `limit` of the caller's results it doubles until it does or until it covers every match
- * (`oldestInWindow` answers null), and the caller never gets fewer results than exist.
- */
-export async function rankInWindows<Row>(options: {
-  window: number;
-  limit: number;
-  /** The oldest match among the `size` newest, or null when fewer than `size` match. */
-  oldestInWindow(size: number): Promise<number | null>;
-  /** The best `limit` results in `window` (null: all matches). */
-  rank(window: RankingWindow | null): Promise<Row[]>;
-}): Promise<Row[]> {
-  for (let size = Math.max(options.window, options.limit); ; size *= 2) {
-    const oldestDocId = await options.oldestInWindow(size);
-    const rows = await options.rank(oldestDocId === null ? null : { size, oldestDocId });
-    if (oldestDocId === null || rows.length >= options.limit) return rows;
-  }
-}
 
 export function createSearchService({
   db,
@@ -78,12 +52,8 @@ export function createSearchService({
     const match = buildMatchQuery(input.q, lastWordTerms ?? undefined);
     const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
     if (match === null) return [];
-    return rankInWindows<ListedNoteVersion>({
-      window: rankingWindow,
-      limit,
-      oldestInWindow: (size) => nthNewestMatch(db, match, size),
-      rank: (window) => searchNotes(db, actor.userId, match, limit, window),
-    });
+    // The window is never smaller than the limit: a caller with `limit` matches gets them all.
+    return searchNotes(db, actor.userId, match, limit, Math.max(rankingWindow, limit));
   }
 
   return {
