@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { createPasswordHasher } from '../src/features/users/passwords.js';
+import { replacePasswordHash } from '../src/model/users.js';
 import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, type TestClient } from './helpers/client.js';
 import {
   ManualClock,
@@ -414,7 +419,7 @@ describe('password hashing cost (D-AUTH-7)', () => {
       (row) => row.password_hash,
     );
 
-  it('hashes at the production scrypt cost (N=16384, r=8, p=1) unless a test lowers it, and signs in against it', async () => {
+  it('hashes at the production scrypt cost (N=32768, r=8, p=1) unless a test lowers it, and signs in against it', async () => {
     const dataDir = tempDataDir();
     // Built without the test helper, which lowers the cost: what `npm start` runs.
     const app = await buildApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { logger: false });
@@ -435,7 +440,7 @@ describe('password hashing cost (D-AUTH-7)', () => {
       assert.equal(added.statusCode, 201, added.body);
       const stored = await hashes({ app });
       assert.equal(stored.length, 2);
-      for (const hash of stored) assert.match(hash, /^scrypt\$16384\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+      for (const hash of stored) assert.match(hash, /^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
       // Signing in verifies against the full-cost hash, as every production sign-in does.
       const signIn = (password: string) =>
         app.inject({
@@ -463,5 +468,52 @@ describe('password hashing cost (D-AUTH-7)', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('replaces a hash made at another cost when its user signs in, and only that hash (decision 0046)', async () => {
+    const server = await startServer();
+    try {
+      await setupOwner(server);
+      // A hash from before a change of cost: N=4 where this server hashes at N=2.
+      const older = await createPasswordHasher({ N: 4, r: 1, p: 1 }).hash(OWNER_PASSWORD);
+      await server.app.db.updateTable('users').set({ password_hash: older }).execute();
+      const client = clientOf(server);
+      assert.equal((await client.post('/api/auth/login', { password: 'wrong password' })).status, 401);
+      assert.deepEqual(await hashes(server), [older], 'a failed sign-in changes nothing');
+      assert.equal((await client.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
+      const [replaced] = await hashes(server);
+      assert.match(replaced!, /^scrypt\$2\$1\$1\$/);
+      assert.equal((await client.post('/api/auth/login', { password: OWNER_PASSWORD })).status, 200);
+      assert.deepEqual(await hashes(server), [replaced], 'a hash at the current cost stays');
+      // A password changed between the check and the replacement is never undone.
+      const [owner] = await server.app.db.selectFrom('users').select('id').execute();
+      await replacePasswordHash(server.app.db, owner!.id, older, 'scrypt$2$1$1$stale$stale');
+      assert.deepEqual(await hashes(server), [replaced]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('gives the memory of production-cost hashing back: four at once leave the process as large as before', async (t) => {
+    const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header
+      .glibcVersionRuntime;
+    if (!glibc) return t.skip('glibc only: the rule is about its allocator');
+    // Its own process: RSS before and after, with nothing else of a test runner's in between
+    // (the source through tsx, from the repository root, where tests run, bundled or not).
+    const script = `
+      import { createPasswordHasher } from ${JSON.stringify(pathToFileURL(path.resolve('src/features/users/passwords.ts')).href)};
+      const hasher = createPasswordHasher();
+      await hasher.hash('warm up');
+      const before = process.memoryUsage.rss();
+      for (let round = 0; round < 2; round++) await Promise.all([1, 2, 3, 4].map((n) => hasher.hash('password ' + n)));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      console.log(JSON.stringify({ grownMiB: (process.memoryUsage.rss() - before) / 1048576 }));`;
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    const { grownMiB } = JSON.parse(output) as { grownMiB: number };
+    // At 16 MiB a hash (the cost before decision 0046) each of libuv's four threads kept its
+    // 16 MiB: ~48 MiB more.
+    assert.ok(grownMiB < 12, `RSS grew by ${grownMiB.toFixed(1)} MiB`);
   });
 });

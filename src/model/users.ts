@@ -46,6 +46,16 @@ export async function updateUser(
   return db.updateTable('users').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Sets a new password hash only if the stored one is still `current`. */
+export async function replacePasswordHash(db: Db, id: number, current: string, next: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: next })
+    .where('id', '=', id)
+    .where('password_hash', '=', current)
+    .execute();
+}
+
 export async function listUsers(db: Db): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().orderBy('id').execute();
 }

@@ -106,6 +106,15 @@ export function createAuthService({
         user?.password_hash || (await passwords.dummyHash()),
       );
       if (!user || !valid) throw errors.invalidCredentials();
+      if (passwords.isOutdated(user.password_hash)) {
+        // Only over the hash just verified: a password changed meanwhile is never undone.
+        await users.replacePasswordHash(
+          db,
+          user.id,
+          user.password_hash,
+          await passwords.hash(input.password),
+        );
+      }
       return startSession(db, clock, user.id);
     },
 
