@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import sharp from 'sharp';
 import { transaction } from '../src/db/transaction.js';
 import type { Db } from '../src/db/types.js';
@@ -130,6 +131,27 @@ describe('SQLite fast paths', sqliteOnly, () => {
     const relations = noteRelationsFast(db, tagged.id);
     assert.deepEqual(relations?.tags, ['home', 'work', 'zoo', 'äpfel']);
     assert.equal(relations?.attachments.length, 2);
+  });
+
+  it('answers a create with the tags and attachments a read of the database gives, in the same order, without reading them', async () => {
+    // Letters from both ends of the code point range: UTF-16 order and SQLite's byte order
+    // disagree on an astral letter against one from U+E000 to U+FFFF.
+    const letter = fc.constantFrom('a', 'z', 'é', 'ß', '日', 'ｚ', '\u{1D400}', '\u{20000}', 'ω');
+    const tagName = fc.array(letter, { minLength: 1, maxLength: 4 }).map((letters) => letters.join(''));
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(tagName, { maxLength: 6 }), async (names) => {
+        const created = await owner.post('/api/notes', {
+          title: 'tags',
+          content: names.map((name) => `#${name}`).join(' '),
+        });
+        assert.equal(created.status, 201, created.text);
+        const id = created.body.id as string;
+        const read = (await tagsByNote(server.app.db, [id])).get(id) ?? [];
+        assert.deepEqual(created.body.tags, read);
+        assert.deepEqual(created.body.attachments, []);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('is not taken in a transaction, nor beside one open on the connection', async () => {

@@ -119,20 +119,34 @@ function answerThenLinger(raw: IncomingMessage, reply: FastifyReply, limits: Lin
  * Registered before the auth hook, so the 413 comes first.
  */
 export function registerBodyDraining(app: FastifyInstance, linger: LingerLimits = LINGER_LIMITS): void {
-  app.addHook('onRequest', async (request) => {
-    if (declaredLength(request) > bodyLimit(request)) throw tooLarge(request);
+  // Callback hooks where every request passes: an async one costs a promise each time.
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(declaredLength(request) > bodyLimit(request) ? tooLarge(request) : undefined);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     // `readableEnded` too: a request injected for tests (light-my-request) is never `complete`.
-    if (request.raw.complete || request.raw.readableEnded) return payload;
-    const limit = bodyLimit(request);
-    if (!(declaredLength(request) > limit) && (await discardBody(request.raw, { bytes: limit })))
-      return payload;
-    answerThenLinger(request.raw, reply, linger);
-    if (reply.statusCode === 413) return payload;
-    const error = tooLarge(request);
-    reply.code(413).type('application/json; charset=utf-8');
-    return JSON.stringify(errorBody(error.statusCode, error.code, error.message));
+    if (request.raw.complete || request.raw.readableEnded) return done(null, payload);
+    drainThenAnswer(request, reply, payload, linger).then(
+      (answer) => done(null, answer),
+      (error: Error) => done(error),
+    );
   });
+}
+
+/** The onSend hook's answer once the unread body is dropped: `payload`, or a 413 if it ran over. */
+async function drainThenAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  linger: LingerLimits,
+): Promise<unknown> {
+  const limit = bodyLimit(request);
+  if (!(declaredLength(request) > limit) && (await discardBody(request.raw, { bytes: limit })))
+    return payload;
+  answerThenLinger(request.raw, reply, linger);
+  if (reply.statusCode === 413) return payload;
+  const error = tooLarge(request);
+  reply.code(413).type('application/json; charset=utf-8');
+  return JSON.stringify(errorBody(error.statusCode, error.code, error.message));
 }

@@ -66,12 +66,13 @@ const MAX_HOST_IN_MESSAGE = 100;
  */
 export function registerTrustedHosts(app: FastifyInstance, config: Config): void {
   const isTrusted = trustedHostMatcher(config);
-  app.addHook('onRequest', async (request, reply) => {
-    if (isTrusted(request.host) || isLocalHealthProbe(request)) return;
+  // A callback hook: every request passes it, and an async one costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isTrusted(request.host) || isLocalHealthProbe(request)) return done();
     const host = request.host.slice(0, MAX_HOST_IN_MESSAGE);
     const message = `This server does not answer to the host "${host}"; its administrator can add it to ALLOWED_HOSTS`;
     // Sent here rather than thrown: a route's own error handler (the share page's HTML) must
     // not get to answer a request that was never meant for this server.
-    return reply.code(421).send(errorBody(421, 'misdirected_request', message));
+    reply.code(421).send(errorBody(421, 'misdirected_request', message));
   });
 }

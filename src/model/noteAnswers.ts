@@ -1,9 +1,11 @@
 /** Note answers (the Note schema) from rows, one by one or as size-bounded batches of a list. */
 import { LRUCache } from 'lru-cache';
 import { iso } from '../clock.js';
+import { engine } from '../db/dialect.js';
 import type { Db } from '../db/types.js';
 import type { Attachment, Note } from '../shared/api/notes.js';
 import type { NoteColor } from '../shared/colors.js';
+import { extractHashtags } from '../shared/hashtags.js';
 import { type AttachmentRow, attachmentsByNote } from './attachments.js';
 import type { ListedNote, ListedNoteVersion, NoteRow, NoteViewRow } from './notes.js';
 import * as store from './notes.js';
@@ -216,4 +218,20 @@ export async function noteView(db: Db, row: NoteRow): Promise<Note> {
   if (relations) return noteViewOf(row, relations.tags, relations.attachments);
   const [view] = await noteViews(db, [row]);
   return view!;
+}
+
+/**
+ * A note as insertNote just stored it, without reading back what the insert knows: its tags are
+ * its hashtags, exactly the names indexNote stored, and it has no attachments yet (an upload
+ * needs the note to exist, and raises the version). Ordered as SQLite's `ORDER BY name`, by UTF-8
+ * bytes, which is code point order; PostgreSQL orders by its collation, so there they are read.
+ */
+export async function insertedNoteView(db: Db, row: NoteRow): Promise<Note> {
+  if (engine() !== 'sqlite') return noteView(db, row);
+  return noteViewOf(row, extractHashtags(row.title, row.content).sort(byCodePoint), []);
+}
+
+/** Code point order (UTF-8 byte order); `sort()` alone orders by UTF-16 code units. */
+function byCodePoint(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }

@@ -10,6 +10,7 @@ import { notesToDeleteBySystemRule, requireNoteAccess } from '../../model/noteAc
 import {
   collectBatches,
   createNoteJsonCache,
+  insertedNoteView,
   type NoteJsonCache,
   noteJsonBatches,
   noteJsonOf,
@@ -135,9 +136,11 @@ export function createNotesService(deps: NotesDeps) {
     return notes;
   }
 
-  async function viewFor(userId: number, row: NoteRow): Promise<Note> {
-    const [view] = await forReader(userId, [await noteView(db, row)]);
-    return view!;
+  /** The note's answer for this reader; `inserted` when the row was just created (insertedNoteView). */
+  async function viewFor(userId: number, row: NoteRow, inserted = false): Promise<Note> {
+    const view = inserted ? await insertedNoteView(db, row) : await noteView(db, row);
+    const [withReader] = await forReader(userId, [view]);
+    return withReader!;
   }
 
   /** Stores the writer's own fields that `input` sets, in the note's write transaction. */
@@ -305,7 +308,7 @@ export function createNotesService(deps: NotesDeps) {
         },
         { group: true },
       );
-      return viewFor(actor.userId, row);
+      return viewFor(actor.userId, row, true);
     },
 
     async update(actor: Actor, noteId: string, input: NoteInput, ifMatch?: number): Promise<Note> {
