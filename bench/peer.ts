@@ -1,19 +1,29 @@
 /**
- * The peer: a faithful stand-in, written by us, for the simplest self-hosted Keep clone
- * (react-glass-keep: Express + better-sqlite3 + a JWT). Its code is not ours to commit and
- * could not be fetched here, so this does what such a clone does, on node:http without Express
- * (which only makes it faster): a bearer token checked with an HMAC per request, one notes
- * table with JSON columns parsed per row, `SELECT *` lists, an INSERT or UPDATE then a SELECT
- * per write, no full-text index, no tags table, no sync metadata, no validation beyond JSON.
- * The database is in WAL mode with synchronous = NORMAL, as ours, so writes are compared at
- * the same durability.
+ * The peer: a stand-in, written by us, for the simplest self-hosted Keep clone
+ * (react-glass-keep: Express + better-sqlite3 + jsonwebtoken). Its code is not ours to commit,
+ * so this does what its early server does, read from its public source (docs/benchmarks.md,
+ * "The peer as Express"): express.json() parses every body, jsonwebtoken checks the bearer
+ * token of every request (no database read), one notes table with JSON columns parsed per row,
+ * `SELECT *` lists, a create is one INSERT answered from what was sent, an update a SELECT and
+ * an UPDATE with COALESCE per field; no full-text index, no tags table, no sync metadata, no
+ * validation beyond JSON. It has no read of one note; ours has, so the peer gets one (a SELECT).
+ * The database is in WAL mode with synchronous = NORMAL (better-sqlite3's default in WAL, and
+ * ours), so writes are compared at the same durability.
+ *
+ * Two variants, to tell the peer's parts apart (docs/benchmarks.md): `PEER_HTTP=express-key`
+ * gives jsonwebtoken the secret as a KeyObject (react-glass-keep passes a string, which
+ * jsonwebtoken 9 first tries to parse as a public key, ~350 µs per request on this machine);
+ * `PEER_HTTP=node` serves the same requests on node:http with a hand-checked HMAC token and
+ * reads each written row back: the faster floor this bench compared against until 2026-11-27.
  *
  * Run as its own process: PEER_DB=<file> PORT=... node --import tsx bench/peer.ts
  * POST /login?user=<n> → { token }; GET/POST /api/notes; GET/PATCH /api/notes/:id; GET /api/health.
  */
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import SQLite from 'better-sqlite3';
+import express from 'express';
+import jwt from 'jsonwebtoken';
 
 const SECRET = 'peer benchmark secret';
 const db = new SQLite(process.env.PEER_DB!);
@@ -69,6 +79,104 @@ function view(row: Row) {
   };
 }
 
+/** A new note's row from a request body, as the clone stores it. */
+function newNote(userId: number, body: Record<string, unknown>) {
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(),
+    user_id: userId,
+    type: 'text',
+    title: String(body.title ?? ''),
+    content: String(body.content ?? ''),
+    items_json: JSON.stringify(body.items ?? []),
+    tags_json: JSON.stringify(body.tags ?? []),
+    images_json: '[]',
+    color: String(body.color ?? 'default'),
+    pinned: body.pinned ? 1 : 0,
+    position: Date.now(),
+    timestamp: now,
+    updated_at: now,
+  };
+}
+
+/** The UPDATE's parameters: each field sent, or null to keep the stored one. */
+function patchOf(id: string, userId: number, body: Record<string, unknown>) {
+  return {
+    id,
+    user_id: userId,
+    title: typeof body.title === 'string' ? body.title : null,
+    content: typeof body.content === 'string' ? body.content : null,
+    color: typeof body.color === 'string' ? body.color : null,
+    pinned: typeof body.pinned === 'boolean' ? Number(body.pinned) : null,
+    updated_at: new Date().toISOString(),
+  };
+}
+
+const port = Number(process.env.PORT);
+
+if (process.env.PEER_HTTP === 'node') serveOnNodeHttp();
+else serveOnExpress();
+
+/** As react-glass-keep: Express, express.json(), jsonwebtoken's verify in an auth middleware. */
+function serveOnExpress(): void {
+  const key = process.env.PEER_HTTP === 'express-key' ? createSecretKey(Buffer.from(SECRET)) : SECRET;
+  const app = express();
+  app.use(express.json({ limit: '20mb' }));
+  app.get('/api/health', (_request, response) => {
+    response.json({ status: 'ok' });
+  });
+  app.post('/login', (request, response) => {
+    const user = Number(request.query.user ?? 1);
+    response.json({ token: jwt.sign({ uid: user }, SECRET, { expiresIn: '7d' }) });
+  });
+  const auth: express.RequestHandler = (request, response, next) => {
+    const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (!token) {
+      response.status(401).json({ error: 'Missing token' });
+      return;
+    }
+    try {
+      response.locals.userId = (jwt.verify(token, key) as { uid: number }).uid;
+      next();
+    } catch {
+      response.status(401).json({ error: 'Invalid token' });
+    }
+  };
+  app.get('/api/notes', auth, (_request, response) => {
+    response.json((listNotes.all(response.locals.userId) as Row[]).map(view));
+  });
+  app.post('/api/notes', auth, (request, response) => {
+    const note = newNote(response.locals.userId, request.body ?? {});
+    insertNote.run(note);
+    // The clone answers with the note it built from the request; it reads nothing back.
+    response.status(201).json(view(note));
+  });
+  app.get('/api/notes/:id', auth, (request, response) => {
+    const row = getNote.get(String(request.params.id), response.locals.userId) as Row | undefined;
+    if (row) response.json(view(row));
+    else response.status(404).json({ error: 'Note not found' });
+  });
+  app.patch('/api/notes/:id', auth, (request, response) => {
+    const userId = response.locals.userId;
+    if (!getNote.get(String(request.params.id), userId)) {
+      response.status(404).json({ error: 'Note not found' });
+      return;
+    }
+    updateNote.run(patchOf(String(request.params.id), userId, request.body ?? {}));
+    response.json({ ok: true });
+  });
+  app.listen(port, '127.0.0.1');
+}
+
+/** The floor: node:http, a JWT-shaped token checked with one HMAC, the row read back after a write. */
+function serveOnNodeHttp(): void {
+  http
+    .createServer((request, response) => {
+      handle(request, response).catch(() => send(response, 500, { error: 'server error' }));
+    })
+    .listen(port, '127.0.0.1');
+}
+
 /** A JWT-shaped token: base64url payload and its HMAC-SHA256, as jsonwebtoken checks per request. */
 function sign(userId: number): string {
   const payload = Buffer.from(JSON.stringify({ sub: userId })).toString('base64url');
@@ -115,23 +223,7 @@ async function handle(request: http.IncomingMessage, response: http.ServerRespon
     return send(response, 200, (listNotes.all(userId) as Row[]).map(view));
   }
   if (url === '/api/notes' && method === 'POST') {
-    const body = await readJson(request);
-    const now = new Date().toISOString();
-    const note = {
-      id: randomUUID(),
-      user_id: userId,
-      type: 'text',
-      title: String(body.title ?? ''),
-      content: String(body.content ?? ''),
-      items_json: JSON.stringify(body.items ?? []),
-      tags_json: JSON.stringify(body.tags ?? []),
-      images_json: '[]',
-      color: String(body.color ?? 'default'),
-      pinned: body.pinned ? 1 : 0,
-      position: Date.now(),
-      timestamp: now,
-      updated_at: now,
-    };
+    const note = newNote(userId, await readJson(request));
     insertNote.run(note);
     return send(response, 201, view(getNote.get(note.id, userId) as Row));
   }
@@ -140,24 +232,9 @@ async function handle(request: http.IncomingMessage, response: http.ServerRespon
     return row ? send(response, 200, view(row)) : send(response, 404, { error: 'not found' });
   }
   if (id && method === 'PATCH') {
-    const body = await readJson(request);
-    const changed = updateNote.run({
-      id,
-      user_id: userId,
-      title: typeof body.title === 'string' ? body.title : null,
-      content: typeof body.content === 'string' ? body.content : null,
-      color: typeof body.color === 'string' ? body.color : null,
-      pinned: typeof body.pinned === 'boolean' ? Number(body.pinned) : null,
-      updated_at: new Date().toISOString(),
-    });
+    const changed = updateNote.run(patchOf(id, userId, await readJson(request)));
     if (changed.changes === 0) return send(response, 404, { error: 'not found' });
     return send(response, 200, view(getNote.get(id, userId) as Row));
   }
   send(response, 404, { error: 'not found' });
 }
-
-http
-  .createServer((request, response) => {
-    handle(request, response).catch(() => send(response, 500, { error: 'server error' }));
-  })
-  .listen(Number(process.env.PORT), '127.0.0.1');

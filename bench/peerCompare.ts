@@ -1,8 +1,8 @@
 /**
- * The "peer" section of `npm run bench`: our server, the peer-shaped baseline (bench/peer.ts)
- * and the bare-Fastify ceiling, each with the same 1,000 short notes written through its own
- * API, measured side by side in interleaved rounds (each scenario on each server in turn, then
- * the next round), with the server's CPU time per request from /proc. The machine is shared,
+ * The "peer" section of `npm run bench`: our server, the peer (bench/peer.ts: react-glass-keep's
+ * request path on Express) and the bare-Fastify ceiling, each with the same 1,000 short notes
+ * written through its own API, measured side by side in interleaved rounds (each scenario on
+ * each server in turn, then the next round), with the server's CPU time per request from /proc. The machine is shared,
  * so the table reports medians over the rounds, and ratios taken within a round.
  */
 import fs from 'node:fs';
@@ -21,11 +21,12 @@ interface PeerOptions {
 export interface PeerRow {
   name: string;
   ours: Measured;
-  peer: Measured;
+  /** Absent where the peer has no such request (search). */
+  peer?: Measured;
   /** Only for GETs: the ceiling replays our answer's bytes. */
   ceiling?: Measured;
   /** Medians over the rounds of the ratio within each round. */
-  oursToPeer: number;
+  oursToPeer?: number;
   oursToCeiling?: number;
   failures: string[];
 }
@@ -47,9 +48,18 @@ const NOTES = 1_000;
 const PASSWORD = 'peer bench password';
 const WORDS = 'milk eggs bread call mum plan trip book review budget meeting ideas garden'.split(' ');
 
-/** Short Keep-style notes: a title and a line or two, a hashtag in some. */
+/**
+ * The word of the search scenario: in 12 of every 25 of the reader's 1,000 notes (480, issue 31's
+ * 481), in none of the notes the create scenario adds for the other user, so that it matches 480
+ * notes of the index however many the creates add (other users' matches cost a search a walk
+ * through them: docs/decisions/0003, "The caller's window").
+ */
+const SEARCHED_WORD = 'lorem';
+
+/** Short Keep-style notes: a title and a line or two, a hashtag in some, the searched word in half. */
 function shortNote(n: number): { title: string; content: string } {
   const words = Array.from({ length: 8 + (n % 12) }, (_, i) => WORDS[(n * 7 + i * 3) % WORDS.length]);
+  if (n < NOTES && n % 25 < 12) words[0] = SEARCHED_WORD;
   return { title: `Note ${n}`, content: `${words.join(' ')}${n % 3 === 0 ? ' #home' : ''}` };
 }
 
@@ -89,6 +99,8 @@ async function seedThroughApi(target: Target): Promise<void> {
 interface Scenario {
   name: string;
   ceiling: boolean;
+  /** False where the peer has no such request: it is measured on ours alone. */
+  peer?: false;
   /** Requests of the untimed warm-up round, on each server (a tenth in quick runs). */
   warmupRequests: number;
   /** Sent as the other user (Target.writerHeaders). */
@@ -134,6 +146,14 @@ const SCENARIOS: Scenario[] = [
         },
       };
     },
+  },
+  {
+    // Issue 31's search goal: CPU per request, ours alone (the peer searches in the browser).
+    name: `Search "${SEARCHED_WORD}" (480 matches)`,
+    warmupRequests: 2_000,
+    ceiling: false,
+    peer: false,
+    request: () => ({ method: 'GET', path: `/api/search?q=${SEARCHED_WORD}` }),
   },
 ];
 
@@ -234,7 +254,8 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
       ceiling: [] as Measured[],
     }));
     const failures = SCENARIOS.map(() => [] as string[]);
-    const targetsOf = (scenario: Scenario) => (scenario.ceiling ? [ours, peer, ceiling] : [ours, peer]);
+    const targetsOf = (scenario: Scenario) =>
+      scenario.ceiling ? [ours, peer, ceiling] : scenario.peer === false ? [ours] : [ours, peer];
     // An untimed round first, a fixed number of requests per scenario and server: the CPU per
     // request is then the server's work, not V8 still compiling it (docs/benchmarks.md).
     for (const [i, scenario] of SCENARIOS.entries()) {
@@ -268,9 +289,8 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
       return {
         name: scenario.name,
         ours: summary(s.ours),
-        peer: summary(s.peer),
+        ...(scenario.peer === false ? {} : { peer: summary(s.peer), oursToPeer: ratio(s.ours, s.peer) }),
         ...(scenario.ceiling ? { ceiling: summary(s.ceiling), oursToCeiling: ratio(s.ours, s.ceiling) } : {}),
-        oursToPeer: ratio(s.ours, s.peer),
         failures: failures[i]!,
       };
     });
@@ -284,9 +304,16 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
 const number = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+/** Which of bench/peer.ts's servers ran (PEER_HTTP), in words. */
+function peerKind(): string {
+  if (process.env.PEER_HTTP === 'node') return 'the node:http floor';
+  if (process.env.PEER_HTTP === 'express-key') return 'Express + jsonwebtoken, the secret as a key object';
+  return 'Express + jsonwebtoken as react-glass-keep calls it';
+}
+
 export function peerTable(report: PeerReport): string {
   const lines = [
-    `Against the peer-shaped baseline (bench/peer.ts) and the bare-Fastify ceiling: ${number(report.notes)} short notes written through each server's API, 10 connections, ${report.rounds} interleaved round(s), medians; CPU is the server process's user + system time per request.`,
+    `Against the peer (bench/peer.ts: ${peerKind()}) and the bare-Fastify ceiling: ${number(report.notes)} short notes written through each server's API, 10 connections, ${report.rounds} interleaved round(s), medians; CPU is the server process's user + system time per request.`,
     '',
     '| Scenario | Ours req/s | Ours CPU µs/req | Peer req/s | Peer CPU µs/req | Ceiling req/s | Ceiling CPU µs/req | Ours / peer | Ours / ceiling |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
@@ -295,7 +322,7 @@ export function peerTable(report: PeerReport): string {
     const failed = row.failures.length > 0 ? ` (${row.failures.join(', ')})` : '';
     const { ours, peer, ceiling } = row;
     lines.push(
-      `| ${row.name}${failed} | ${number(ours.rps)} | ${number(ours.cpuMicrosPerRequest)} | ${number(peer.rps)} | ${number(peer.cpuMicrosPerRequest)} | ${ceiling ? number(ceiling.rps) : '—'} | ${ceiling ? number(ceiling.cpuMicrosPerRequest) : '—'} | ${number(row.oursToPeer, 2)}× | ${row.oursToCeiling === undefined ? '—' : `${number(100 * row.oursToCeiling)}%`} |`,
+      `| ${row.name}${failed} | ${number(ours.rps)} | ${number(ours.cpuMicrosPerRequest)} | ${peer ? number(peer.rps) : '—'} | ${peer ? number(peer.cpuMicrosPerRequest) : '—'} | ${ceiling ? number(ceiling.rps) : '—'} | ${ceiling ? number(ceiling.cpuMicrosPerRequest) : '—'} | ${row.oursToPeer === undefined ? '—' : `${number(row.oursToPeer, 2)}×`} | ${row.oursToCeiling === undefined ? '—' : `${number(100 * row.oursToCeiling)}%`} |`,
     );
   }
   lines.push(
