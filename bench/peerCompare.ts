@@ -52,7 +52,7 @@ const WORDS = 'milk eggs bread call mum plan trip book review budget meeting ide
  * The word of the search scenario: in 12 of every 25 of the reader's 1,000 notes (480, issue 31's
  * 481), in none of the notes the create scenario adds for the other user, so that it matches 480
  * notes of the index however many the creates add (other users' matches cost a search a walk
- * through them: docs/decisions/0003, "The caller's window").
+ * through them: docs/decisions/0003-search-ranking-window.md, "The caller's window").
  */
 const SEARCHED_WORD = 'lorem';
 
