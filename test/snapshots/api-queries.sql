@@ -29,8 +29,6 @@ INSERT INTO note_tags (note_id, tag_id) SELECT ?, id FROM tags WHERE name IN (SE
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
-SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
-SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
 SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- GET /api/notes/{id}
@@ -96,21 +94,17 @@ SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
     WHERE term >= ? AND term < ?
     LIMIT ?;
 
-    SELECT rowid FROM notes_fts
-    WHERE notes_fts MATCH ?
-    ORDER BY rowid DESC
-    LIMIT 1 OFFSET ?;
-
-    SELECT n.id, n.doc_id, n.version, octet_length("n"."title") + octet_length("n"."content") AS bytes
-    FROM (
-      SELECT rowid AS doc_id, bm25(notes_fts, 10.0, 1.0, 5.0) AS score FROM notes_fts
-      WHERE notes_fts MATCH ?
-      ORDER BY rowid DESC LIMIT ?
-    ) w
-    CROSS JOIN notes n ON n.doc_id = w.doc_id
-    WHERE n.trashed = 0 AND (n.owner_id = ?
+    SELECT id, doc_id, version, bytes FROM (
+      SELECT n.id, n.doc_id, n.version, n.updated_at, octet_length("n"."title") + octet_length("n"."content") AS bytes,
+        bm25(notes_fts, 10.0, 1.0, 5.0) AS score
+      FROM notes_fts
+      CROSS JOIN notes n ON n.doc_id = notes_fts.rowid
+      WHERE notes_fts MATCH ? AND n.trashed = 0 AND (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?))
-    ORDER BY w.score, n.updated_at DESC
+      ORDER BY notes_fts.rowid DESC
+      LIMIT ?
+    )
+    ORDER BY score, updated_at DESC
     LIMIT ?;
 SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
