@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { openEvents } from '../test/helpers/events.js';
 import { measure, warmUp } from './load.js';
 import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 import type { LoadRequest } from './scenarios.js';
@@ -45,6 +46,8 @@ export interface PeerReport {
 }
 
 const NOTES = 1_000;
+/** The most streams one user may hold by default (EVENTS_MAX_STREAMS_PER_USER, docs/sync.md). */
+const IDLE_STREAMS = 32;
 const PASSWORD = 'peer bench password';
 const WORDS = 'milk eggs bread call mum plan trip book review budget meeting ideas garden'.split(' ');
 
@@ -101,6 +104,8 @@ interface Scenario {
   ceiling: boolean;
   /** False where the peer has no such request: it is measured on ours alone. */
   peer?: false;
+  /** Live streams (GET /api/events) of the reader held open on ours while it is measured. */
+  idleStreams?: number;
   /** Requests of the untimed warm-up round, on each server (a tenth in quick runs). */
   warmupRequests: number;
   /** Sent as the other user (Target.writerHeaders). */
@@ -154,6 +159,28 @@ const SCENARIOS: Scenario[] = [
     ceiling: false,
     peer: false,
     request: () => ({ method: 'GET', path: `/api/search?q=${SEARCHED_WORD}` }),
+  },
+  // Issue 31: idle live streams must not raise the CPU of other requests. The reader's streams
+  // stay idle: a read sends no hint, and the creates are the writer's.
+  {
+    name: `One note by id, ${IDLE_STREAMS} idle live streams open`,
+    warmupRequests: 2_000,
+    ceiling: false,
+    peer: false,
+    idleStreams: IDLE_STREAMS,
+    request: (target) => ({ method: 'GET', path: `/api/notes/${target.ids[0]}` }),
+  },
+  {
+    name: `Create, ${IDLE_STREAMS} idle live streams open`,
+    warmupRequests: 2_000,
+    ceiling: false,
+    peer: false,
+    byWriter: true,
+    idleStreams: IDLE_STREAMS,
+    request: () => {
+      let n = 2 * NOTES;
+      return { method: 'POST', path: '/api/notes', next: () => ({ body: shortNote(n++) }) };
+    },
   },
 ];
 
@@ -218,8 +245,31 @@ async function startCeiling(options: PeerOptions, ours: Target): Promise<Target>
 
 const CONNECTIONS = 10;
 
+/** Runs `work` with the scenario's idle live streams of the reader open on `target`. */
+async function withIdleStreams<T>(target: Target, scenario: Scenario, work: () => Promise<T>): Promise<T> {
+  const streams = await Promise.all(
+    Array.from({ length: scenario.idleStreams ?? 0 }, () => openEvents(target.server.url, target.headers)),
+  );
+  try {
+    const refused = streams.filter((stream) => stream.status !== 200);
+    if (refused.length > 0) throw new Error(`GET /api/events answered ${refused[0]!.status}`);
+    return await work();
+  } finally {
+    for (const stream of streams) stream.close();
+  }
+}
+
 /** One measured run of `request` against `target`: requests/s and the server's CPU µs per request. */
 async function measureOn(target: Target, scenario: Scenario, seconds: number, failures: string[]) {
+  return withIdleStreams(target, scenario, () => measureWithoutStreams(target, scenario, seconds, failures));
+}
+
+async function measureWithoutStreams(
+  target: Target,
+  scenario: Scenario,
+  seconds: number,
+  failures: string[],
+) {
   let cpuBefore = 0;
   const result = await measure(target.server.url, scenario.request(target), {
     connections: CONNECTIONS,
@@ -262,11 +312,13 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
       const amount = options.quick ? scenario.warmupRequests / 10 : scenario.warmupRequests;
       for (const target of targetsOf(scenario)) {
         options.log(`peer: warm-up, ${scenario.name}, ${target.name}: ${amount} requests …`);
-        const warmupFailures = await warmUp(
-          target.server.url,
-          scenario.request(target),
-          { connections: CONNECTIONS, headers: scenario.byWriter ? target.writerHeaders : target.headers },
-          amount,
+        const warmupFailures = await withIdleStreams(target, scenario, () =>
+          warmUp(
+            target.server.url,
+            scenario.request(target),
+            { connections: CONNECTIONS, headers: scenario.byWriter ? target.writerHeaders : target.headers },
+            amount,
+          ),
         );
         failures[i]!.push(...warmupFailures.map((f) => `${target.name}: warm-up round: ${f}`));
       }
