@@ -160,7 +160,11 @@ function startServer(options: LiveOptions, dataDir: string, env: Record<string, 
 }
 
 /** Opens `count` streams as `session`'s user on `url`, OPEN_BATCH at a time; each must answer 200. */
-async function openStreams(url: string, session: Session, count: number): Promise<EventStream[]> {
+export async function openStreams(
+  url: string,
+  session: Pick<Session, 'cookie'>,
+  count: number,
+): Promise<EventStream[]> {
   const streams: EventStream[] = [];
   try {
     while (streams.length < count) {
@@ -181,7 +185,7 @@ async function openStreams(url: string, session: Session, count: number): Promis
   }
 }
 
-function closeAll(streams: readonly EventStream[]): void {
+export function closeAll(streams: readonly EventStream[]): void {
   for (const stream of streams) stream.close();
 }
 

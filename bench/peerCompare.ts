@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openEvents } from '../test/helpers/events.js';
+import { closeAll, openStreams } from './live.js';
 import { measure, warmUp } from './load.js';
 import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 import type { LoadRequest } from './scenarios.js';
@@ -247,15 +247,12 @@ const CONNECTIONS = 10;
 
 /** Runs `work` with the scenario's idle live streams of the reader open on `target`. */
 async function withIdleStreams<T>(target: Target, scenario: Scenario, work: () => Promise<T>): Promise<T> {
-  const streams = await Promise.all(
-    Array.from({ length: scenario.idleStreams ?? 0 }, () => openEvents(target.server.url, target.headers)),
-  );
+  const cookie = target.headers.cookie ?? '';
+  const streams = await openStreams(target.server.url, { cookie }, scenario.idleStreams ?? 0);
   try {
-    const refused = streams.filter((stream) => stream.status !== 200);
-    if (refused.length > 0) throw new Error(`GET /api/events answered ${refused[0]!.status}`);
     return await work();
   } finally {
-    for (const stream of streams) stream.close();
+    closeAll(streams);
   }
 }
 
