@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { closeAll, openStreams } from './live.js';
 import { measure, warmUp } from './load.js';
 import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
@@ -42,6 +43,8 @@ export interface PeerReport {
   rounds: number;
   notes: number;
   idleRssMb: { ours: number; peer: number };
+  /** After SETTLE_SECONDS without requests: what an idle server holds (issue 31's idle goal). */
+  settledRssMb: { ours: number; peer: number };
   peakRssMb: { ours: number; peer: number };
 }
 
@@ -49,6 +52,12 @@ const NOTES = 1_000;
 /** The most streams one user may hold by default (EVENTS_MAX_STREAMS_PER_USER, docs/sync.md). */
 const IDLE_STREAMS = 32;
 const PASSWORD = 'peer bench password';
+/**
+ * How long both servers sit without requests before their settled RSS is read: the checkpointer's
+ * worker stops after 10 s without writes (src/db/checkpointer.ts), V8 shrinks its heap a few
+ * seconds after allocation stops. A home server spends most of its day like this.
+ */
+const SETTLE_SECONDS = 20;
 const WORDS = 'milk eggs bread call mum plan trip book review budget meeting ideas garden'.split(' ');
 
 /**
@@ -290,6 +299,8 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
   const targets: Target[] = [ours, peer];
   try {
     const idleRssMb = { ours: ours.server.rssMb(), peer: peer.server.rssMb() };
+    await sleep(SETTLE_SECONDS * 1000);
+    const settledRssMb = { ours: ours.server.rssMb(), peer: peer.server.rssMb() };
     await seedThroughApi(ours);
     await seedThroughApi(peer);
     options.log(`peer: seeded ${NOTES} notes through each server's API`);
@@ -344,7 +355,7 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
       };
     });
     const peakRssMb = { ours: ours.server.peakRssMb(), peer: peer.server.peakRssMb() };
-    return { rows, rounds, notes: NOTES, idleRssMb, peakRssMb };
+    return { rows, rounds, notes: NOTES, idleRssMb, settledRssMb, peakRssMb };
   } finally {
     for (const target of targets) await target.server.stop();
   }
@@ -379,6 +390,7 @@ export function peerTable(report: PeerReport): string {
     `| Measure | Ours | Peer |`,
     '|---|--:|--:|',
     `| Idle RSS after start-up (VmRSS) | ${number(report.idleRssMb.ours)} MiB | ${number(report.idleRssMb.peer)} MiB |`,
+    `| Idle RSS settled, ${SETTLE_SECONDS} s later (VmRSS) | ${number(report.settledRssMb.ours)} MiB | ${number(report.settledRssMb.peer)} MiB |`,
     `| Peak RSS after the scenarios (VmHWM) | ${number(report.peakRssMb.ours)} MiB | ${number(report.peakRssMb.peer)} MiB |`,
   );
   return lines.join('\n');

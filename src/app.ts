@@ -13,7 +13,7 @@ import type { Config } from './config.js';
 import { type OpenDatabase, openDatabase } from './db/connection.js';
 import { engine } from './db/dialect.js';
 import { onNoteChanges } from './db/noteChanges.js';
-import { openPostgres, postgresLocation } from './db/postgres.js';
+import { postgresLocation } from './db/postgresShared.js';
 import { deleteExpiredRateLimits, postgresRateLimitStore, redisRateLimitStore } from './db/rateLimitStore.js';
 import type { DatabaseOptions, Db, SchemaPolicy } from './db/types.js';
 import { AppError, errors } from './errors.js';
@@ -269,7 +269,8 @@ export async function openDataDir(
     clockFloor: (ms) => clock.advanceTo(ms),
   };
   const database: OpenDatabase = config.databaseUrl
-    ? await openPostgres(config.databaseUrl, options)
+    ? // Imported here: the pg driver is loaded only on PostgreSQL (src/db/postgresShared.ts).
+      await (await import('./db/postgres.js')).openPostgres(config.databaseUrl, options)
     : await openDatabase(config.dataDir, options);
   clock.advanceTo(await newestUpdate(database.db));
   return { database, quota, clock };

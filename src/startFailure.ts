@@ -1,5 +1,5 @@
 import { SchemaMismatchError } from './db/connection.js';
-import { DatabaseUnreachableError } from './db/postgres.js';
+import { DatabaseUnreachableError } from './db/postgresShared.js';
 
 /**
  * Exit codes of the server and its commands (docs/deploy.md, "Exit codes"): 0 done, 1 failed,

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
+import { startCheckpointer } from '../src/db/checkpointer.js';
 import { clientOf, OWNER_PASSWORD, setupOwner } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { spawnServer, startServer, tempDataDir } from './helpers/server.js';
@@ -44,6 +46,50 @@ describe('database (D-OPS-3)', () => {
       assert.ok(fs.statSync(databaseFile).size >= before + 1_000_000, 'no checkpoint copied the notes');
     } finally {
       await server.close();
+    }
+  });
+
+  it('runs the checkpointing worker only while writes come, and again when they resume', async () => {
+    const dataDir = tempDataDir();
+    const file = path.join(dataDir, 'notes.db');
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('wal_autocheckpoint = 0');
+    sqlite.exec('CREATE TABLE t (x TEXT)');
+    const insert = sqlite.prepare('INSERT INTO t VALUES (?)');
+    const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
+    const checkpointer = startCheckpointer(
+      file,
+      () => totalChanges.get() as number,
+      (err) => assert.fail(err),
+      { intervalMs: 40, idleIntervals: 3 },
+    );
+    const until = async (what: string, done: () => boolean) => {
+      const deadline = Date.now() + 10_000;
+      while (!done()) {
+        assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    try {
+      // Started with the server, for what an earlier run or the migrations left in the WAL.
+      assert.equal(checkpointer.running, true);
+      await until('the worker stops for want of writes', () => !checkpointer.running);
+      for (const round of [1, 2]) {
+        const size = fs.statSync(file).size;
+        insert.run('x'.repeat(200_000));
+        await until(`round ${round}'s write starts the worker`, () => checkpointer.running);
+        // Only a checkpoint, the worker's, copies the row from the WAL into the database file.
+        await until(
+          `round ${round}'s row reaches the database file`,
+          () => fs.statSync(file).size > size + 100_000,
+        );
+        await until(`the worker stops after round ${round}`, () => !checkpointer.running);
+      }
+    } finally {
+      await checkpointer.stop();
+      sqlite.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -7,7 +7,6 @@ import type { Readable } from 'node:stream';
 import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase } from '../db/connection.js';
-import { openPostgres } from '../db/postgres.js';
 import type { Database } from '../db/schema.js';
 import type { Db } from '../db/types.js';
 import {
@@ -279,6 +278,8 @@ export const migrateToPostgresCommand: Command = {
     const source = await openDatabase(config.dataDir, { schema: 'require-current' });
     const workDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'notes-migrate-'));
     try {
+      // Imported here: the pg driver is loaded only by what uses PostgreSQL (src/db/postgresShared.ts).
+      const { openPostgres } = await import('../db/postgres.js');
       const target = await openPostgres(config.databaseUrl);
       try {
         const to = attachmentStorageFor(config, target.db);

@@ -1,56 +1,121 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** How often the worker moves committed pages from the WAL into the database file. */
-const CHECKPOINT_INTERVAL_MS = 1_000;
+interface CheckpointerTiming {
+  /** How often the worker moves committed pages from the WAL into the database file. */
+  intervalMs: number;
+  /**
+   * How many intervals without a write the worker outlives. A worker thread is ~6–9 MiB of
+   * RSS (its V8 isolate and heap) that an idle server does without; starting one again takes
+   * ~30 ms of CPU, once per burst of writes (docs/benchmarks.md, "Issue 31: idle memory").
+   */
+  idleIntervals: number;
+}
+
+const TIMING: CheckpointerTiming = { intervalMs: 1_000, idleIntervals: 10 };
 
 /**
  * The worker: its own connection to notes.db, checkpointing in the background. PASSIVE never
- * waits for readers or writers, so it never holds up the server's connection.
+ * waits for readers or writers, so it never holds up the server's connection. On 'stop' it
+ * checkpoints once more, so what the last interval wrote reaches the database file.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file);
 db.pragma('busy_timeout = 5000');
-const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), workerData.interval);
+const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)');
+const timer = setInterval(checkpoint, workerData.interval);
 parentPort.once('message', () => {
   clearInterval(timer);
+  checkpoint();
   db.close();
   parentPort.close();
 });
 `;
 
 interface Checkpointer {
+  /** Whether a worker thread is alive (it is only while writes come). */
+  readonly running: boolean;
   stop(): Promise<void>;
+}
+
+interface Running {
+  worker: Worker;
+  exited: Promise<void>;
 }
 
 /**
  * Checkpoints `file`'s WAL from a worker thread, so the server's connection can run with
  * `wal_autocheckpoint = 0`. SQLite's automatic checkpoint runs inside the COMMIT that crosses
  * 1,000 pages: after the largest sync push it took ~600 ms of the event loop
- * (docs/decisions/0006-bounded-work-per-request.md). `onFailure` is called if the worker dies,
- * so the caller can turn the automatic checkpoint back on rather than let the WAL grow.
+ * (docs/decisions/0006-bounded-work-per-request.md).
+ *
+ * The worker runs while there are writes: `rowsChanged` (the connection's `total_changes()`) is
+ * read once an interval on the event loop, a write starts the worker, and the worker stops
+ * after `idleIntervals` without one. `onFailure` is called if the worker dies, so the caller can
+ * turn the automatic checkpoint back on rather than let the WAL grow.
  */
-export function startCheckpointer(file: string, onFailure: (err: Error) => void): Checkpointer {
+export function startCheckpointer(
+  file: string,
+  rowsChanged: () => number,
+  onFailure: (err: Error) => void,
+  timing: CheckpointerTiming = TIMING,
+): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { file, driver, interval: CHECKPOINT_INTERVAL_MS },
-  });
-  worker.unref();
-  let stopped = false;
-  worker.once('error', (err) => {
-    if (!stopped) onFailure(err);
-  });
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let current: Running | undefined;
+  // -1: what the last run left in the WAL (or the migrations just now) is checkpointed at once.
+  let seen = -1;
+  let idle = 0;
+
+  const start = (): Running => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file, driver, interval: timing.intervalMs },
+    });
+    worker.unref();
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.once('error', (err) => {
+      if (current?.worker !== worker) return;
+      current = undefined;
+      clearInterval(timer);
+      onFailure(err);
+    });
+    return { worker, exited };
+  };
+
+  const finish = async (running: Running) => {
+    // Unreferenced, it would not keep the process alive until it has closed its connection.
+    running.worker.ref();
+    running.worker.postMessage('stop');
+    await running.exited;
+  };
+
+  const tick = () => {
+    const changed = rowsChanged();
+    if (changed !== seen) {
+      seen = changed;
+      idle = 0;
+      current ??= start();
+    } else if (current && ++idle >= timing.idleIntervals) {
+      const running = current;
+      current = undefined;
+      void finish(running);
+    }
+  };
+  const timer = setInterval(tick, timing.intervalMs);
+  timer.unref();
+  tick();
+
   return {
+    get running() {
+      return current !== undefined;
+    },
     async stop() {
-      stopped = true;
-      // Unreferenced, it would not keep the process alive until it has closed its connection.
-      worker.ref();
-      worker.postMessage('stop');
-      await exited;
+      clearInterval(timer);
+      const running = current;
+      current = undefined;
+      if (running) await finish(running);
     },
   };
 }

@@ -90,7 +90,12 @@ export async function openDatabase(
   enableGroupCommit(db);
   // Checkpoints happen in a worker, off the event loop; if it dies, SQLite's own come back.
   sqlite.pragma('wal_autocheckpoint = 0');
-  const checkpointer = startCheckpointer(file, () => sqlite.pragma('wal_autocheckpoint = 1000'));
+  const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
+  const checkpointer = startCheckpointer(
+    file,
+    () => totalChanges.get() as number,
+    () => sqlite.pragma('wal_autocheckpoint = 1000'),
+  );
   return {
     db,
     engine: 'sqlite',

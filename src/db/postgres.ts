@@ -16,16 +16,9 @@ import type { OpenDatabase } from './connection.js';
 import { prepareSchema } from './connection.js';
 import { useEngine } from './dialect.js';
 import { isDatabaseOutage } from './outage.js';
+import { DatabaseUnreachableError, postgresLocation, WRITE_LOCK_KEY } from './postgresShared.js';
 import type { Database } from './schema.js';
 import type { DatabaseOptions } from './types.js';
-
-/**
- * The advisory lock every write transaction holds (docs/decisions/0015-postgresql.md): writes
- * commit one at a time across all server processes, as SQLite's single writer does, so the
- * services' read-then-write rules (versions, three-way merges, quotas) need no retry loops and
- * behave the same on both engines. Reads are not locked and run in parallel.
- */
-export const WRITE_LOCK_KEY = 7_150_001;
 
 /**
  * The session-level advisory lock the process that runs the hourly maintenance holds on a
@@ -110,15 +103,6 @@ export async function openPostgres(url: string, options: DatabaseOptions = {}): 
     },
   };
 }
-
-/** Where a PostgreSQL URL points, for logs and messages: `host:port/database`, never the password. */
-export function postgresLocation(url: string): string {
-  const { hostname, port, pathname } = new URL(url);
-  return `${hostname}:${port || '5432'}/${decodeURIComponent(pathname.slice(1)) || '(default database)'}`;
-}
-
-/** PostgreSQL could not be reached or refused the connection; the message is one sentence. */
-export class DatabaseUnreachableError extends Error {}
 
 /**
  * Connects once, retrying transient failures with doubling delays (0.5 s up to 8 s) until

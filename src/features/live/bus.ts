@@ -6,7 +6,7 @@
  * elsewhere on a shared Redis names nothing to anyone here.
  */
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Db } from '../../db/types.js';
 import type { Logger } from '../../logger.js';
 
@@ -145,7 +145,9 @@ export function postgresBus(db: Db, url: string, log: Logger): HintBus {
     },
     async start(deliver, lost) {
       const connect = async () => {
-        const listener = new pg.Client({ connectionString: url });
+        // Imported here: the pg driver is loaded only on PostgreSQL (src/db/postgresShared.ts).
+        const { default: driver } = await import('pg');
+        const listener = new driver.Client({ connectionString: url });
         listener.on('error', () => {}); // 'end' follows and reconnects
         listener.on('notification', (notification) => {
           const message = notification.payload ? parseMessage(notification.payload) : null;

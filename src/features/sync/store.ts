@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { engine, inJsonList } from '../../db/dialect.js';
-import { WRITE_LOCK_KEY } from '../../db/postgres.js';
+import { WRITE_LOCK_KEY } from '../../db/postgresShared.js';
 import type { Db } from '../../db/types.js';
 import { type ListedNoteVersion, textBytes } from '../../model/notes.js';
 import { ownedBy, sharedWith, visibleTo } from '../../model/visibility.js';
