@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { maxHeaderSize } from 'node:http';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
@@ -304,6 +306,12 @@ export function deploymentSummary(config: Config, database: OpenDatabase) {
 }
 
 /** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
+/** The files of swagger-ui's page (scripts, styles, logo), in its package. */
+const SWAGGER_UI_FILES = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')),
+  'static',
+);
+
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   // prom-client (~13 MiB) is loaded only when metrics are on.
   const metricsModule = config.metrics ? await import('./http/metrics.js') : undefined;
@@ -429,6 +437,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     await docs.register(swaggerUi, {
       routePrefix: '/api/docs',
+      // Bundled (an external copy loads its own yaml and @fastify/static: ~4 MiB more RSS), it
+      // cannot find its page's files beside itself; they are read from its package.
+      baseDir: SWAGGER_UI_FILES,
+      logo: { type: 'image/svg+xml', content: await readFile(path.join(SWAGGER_UI_FILES, 'logo.svg')) },
       staticCSP: true,
       // Its policy asks browsers to upgrade requests to https: a blank page over plain http.
       transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { freePort } from '../bench/processes.js';
 import { deploymentSummary } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -50,10 +50,14 @@ describe('what a server on SQLite loads', () => {
       await import(${source('src/db/postgres.ts')});
       console.log(JSON.stringify({ onSqlite, afterImport: pgLoaded() }));`;
     try {
-      const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-        encoding: 'utf8',
-        env: { ...process.env, DATABASE_URL: '' },
-      });
+      const output = execFileSync(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, DATABASE_URL: '' },
+        },
+      );
       assert.deepEqual(JSON.parse(output.trim().split('\n').at(-1)!), { onSqlite: false, afterImport: true });
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
