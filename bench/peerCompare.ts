@@ -57,7 +57,7 @@ const PASSWORD = 'peer bench password';
  * worker stops after 10 s without writes (src/db/checkpointer.ts), V8 shrinks its heap a few
  * seconds after allocation stops. A home server spends most of its day like this.
  */
-const SETTLE_SECONDS = 20;
+const SETTLE_SECONDS = 30;
 const WORDS = 'milk eggs bread call mum plan trip book review budget meeting ideas garden'.split(' ');
 
 /**
