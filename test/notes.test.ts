@@ -28,6 +28,19 @@ describe('notes', () => {
   }
 
   describe('POST /api/notes', () => {
+    it('makes ids that grow with time (UUID version 7), so that creates append to the id indexes', async () => {
+      const start = Date.now();
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push((await create()).id);
+      const end = Date.now();
+      for (const id of ids) {
+        assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        const madeAt = Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+        assert.ok(madeAt >= start && madeAt <= end, `${id} was not made between ${start} and ${end}`);
+      }
+      assert.deepEqual(ids.toSorted(), ids, 'a later note has a larger id');
+    });
+
     it('fills every field with its default (D-NOTE-1) and answers a full Note', async () => {
       const note = await create();
       assert.match(note.id, /^[0-9a-f-]{36}$/);

@@ -68,6 +68,8 @@ describe('web sync engine: outbox and push', () => {
     const phone = await openDevice(owner, userId);
     const laptop = await openDevice(owner, userId);
     const note = await phone.engine.create({ title: 'Trip', content: '- [ ] passport' });
+    // Made offline, its id grows with time like the server's (src/shared/noteIds.ts).
+    assert.match(note.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal(note.pending, true);
     assert.equal(note.version, 0);
     assert.equal(phone.engine.status().waiting, 1);

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
@@ -24,6 +24,7 @@ import { applyNoteFields, deleteNotesForGood, insertNote } from '../../model/not
 import { type PersonalFields, type PersonalLookup, spliceReminder } from '../../model/personal.js';
 import { MAX_CONTENT_LENGTH } from '../../shared/api/limits.js';
 import type { Note, NoteInput } from '../../shared/api/notes.js';
+import { newNoteId } from '../../shared/noteIds.js';
 import {
   appendText,
   type ChecklistItem,
@@ -288,7 +289,7 @@ export function createNotesService(deps: NotesDeps) {
 
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {
       requireWriteScope(actor);
-      const id = (input.id ?? randomUUID()).toLowerCase();
+      const id = (input.id ?? newNoteId()).toLowerCase();
       const row = await transaction(
         db,
         async (trx) => {

@@ -1,8 +1,8 @@
+import { newNoteId } from '../../../src/shared/noteIds.js';
 import { SyncApi } from './api.js';
 import { deleteLocalDatabase, type LocalDatabase, openLocalDatabase } from './database.js';
 import { EngineEvents } from './events.js';
 import { nextFrame } from './frames.js';
-import { uuidV4 } from './ids.js';
 import { applyEdit, type Edit, localView, recoveredFields } from './outbox.js';
 import { Puller } from './pull.js';
 import { Pusher } from './push.js';
@@ -80,7 +80,7 @@ class LocalSyncEngine implements SyncEngine {
   // ---- Local edits ----
 
   async create(fields: NoteFields & { id?: string }): Promise<LocalNote> {
-    const { id = uuidV4(), ...rest } = fields;
+    const { id = newNoteId(), ...rest } = fields;
     await this.edit([id], { kind: 'create', fields: rest });
     const note = this.store.views.get(id);
     if (!note) throw new Error(`note ${id} was not created`);

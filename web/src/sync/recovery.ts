@@ -1,4 +1,4 @@
-import { uuidV4 } from './ids.js';
+import { newNoteId } from '../../../src/shared/noteIds.js';
 import { applyEdit, carriesText, localView, type NoteState, recoveredFields } from './outbox.js';
 import { EMPTY } from './store.js';
 import type { NoteFields, SyncNotice } from './types.js';
@@ -41,7 +41,7 @@ export class Recoveries {
    * where later typing for `from` goes (saveText), and announced. Answers the new note's id.
    */
   recover(from: string, fields: NoteFields, states: Map<string, NoteState>, notices: SyncNotice[]): string {
-    const copyId = uuidV4();
+    const copyId = newNoteId();
     states.set(copyId, { entries: applyEdit(copyId, EMPTY, { kind: 'create', fields }, this.now()) });
     this.recoveredInto.set(from, copyId);
     notices.push({ kind: 'recoveredAsNewNote', noteId: copyId, from, message: RECOVERED });
