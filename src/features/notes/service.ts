@@ -293,7 +293,8 @@ export function createNotesService(deps: NotesDeps) {
       const row = await transaction(
         db,
         async (trx) => {
-          if (await store.noteExists(trx, id)) throw errors.noteExists();
+          // Only a client's id can be taken: a new UUID v7 has 74 random bits within its millisecond.
+          if (input.id !== undefined && (await store.noteExists(trx, id))) throw errors.noteExists();
           const now = clock.now();
           const created = await insertNote(trx, {
             ownerId: actor.userId,
