@@ -7,7 +7,8 @@ interface CheckpointerTiming {
   /**
    * How many intervals without a write the worker outlives. A worker thread is ~6–9 MiB of
    * RSS (its V8 isolate and heap) that an idle server does without; starting one again takes
-   * ~30 ms of CPU, once per burst of writes (docs/benchmarks.md, "Issue 31: idle memory").
+   * ~30 ms of CPU, once per burst of writes (docs/benchmarks.md, "Issue 31: idle memory,
+   * time-ordered note ids").
    */
   idleIntervals: number;
 }

@@ -1,8 +1,8 @@
 /**
  * What code running on either engine knows of PostgreSQL, in a module that does not load the pg
  * driver: `pg` and what it loads (undici, tls) are ~15 MiB of RSS that a server on SQLite does
- * without (docs/benchmarks.md, "Issue 31: idle memory"), so src/db/postgres.ts is imported only
- * when DATABASE_URL is set.
+ * without (docs/benchmarks.md, "Issue 31: idle memory, time-ordered note ids"), so
+ * src/db/postgres.ts is imported only when DATABASE_URL is set.
  */
 
 /**

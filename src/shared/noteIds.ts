@@ -18,7 +18,8 @@ export const isNoteId = (value: unknown): value is string => typeof value === 's
  * (notes.id, the key of note_revisions and its age index). Ids that grow with time are added at
  * an index's end, where the page is already in memory and one WAL frame takes many creates;
  * random (version 4) ids each land on a random page: ~10% more CPU a create on a server with
- * 30,000 notes (docs/benchmarks.md, "Issue 31: time-ordered note ids"). Any UUID a client sends
- * is still taken (D-NOTE-1); the time in the id is the note's createdAt, which it shows anyway.
+ * 30,000 notes (docs/benchmarks.md, "Issue 31: idle memory, time-ordered note ids"). Any UUID
+ * a client sends is still taken (D-NOTE-1); the time in the id is the note's createdAt, which
+ * it shows anyway.
  */
 export const newNoteId = (): string => v7();
