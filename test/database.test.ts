@@ -61,7 +61,7 @@ describe('database (D-OPS-3)', () => {
     const checkpointer = startCheckpointer(
       file,
       () => totalChanges.get() as number,
-      (err) => assert.fail(err),
+      () => assert.fail('the worker failed'),
       { intervalMs: 40, idleIntervals: 3 },
     );
     const until = async (what: string, done: () => boolean) => {
@@ -89,6 +89,28 @@ describe('database (D-OPS-3)', () => {
     } finally {
       await checkpointer.stop();
       sqlite.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a worker that cannot checkpoint, so that SQLite checkpoints itself again', async () => {
+    const dataDir = tempDataDir();
+    // A folder where the database file should be: the worker's connection cannot open it.
+    const file = path.join(dataDir, 'not-a-database');
+    fs.mkdirSync(file);
+    let failed: () => void = () => {};
+    const failure = new Promise<void>((resolve) => {
+      failed = resolve;
+    });
+    const checkpointer = startCheckpointer(file, () => 1, failed, { intervalMs: 40, idleIntervals: 3 });
+    // The worker and its timer never keep a process alive; a server's sockets do, this does here.
+    const alive = setInterval(() => {}, 1_000);
+    try {
+      await failure;
+      assert.equal(checkpointer.running, false, 'no worker is started again after a failure');
+    } finally {
+      clearInterval(alive);
+      await checkpointer.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

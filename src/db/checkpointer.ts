@@ -60,7 +60,7 @@ interface Running {
 export function startCheckpointer(
   file: string,
   rowsChanged: () => number,
-  onFailure: (err: Error) => void,
+  onFailure: () => void,
   timing: CheckpointerTiming = TIMING,
 ): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -76,11 +76,12 @@ export function startCheckpointer(
     });
     worker.unref();
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.once('error', (err) => {
+    // What a worker throws arrives as a plain object (a SqliteError is not cloned as an Error).
+    worker.once('error', () => {
       if (current?.worker !== worker) return;
       current = undefined;
       clearInterval(timer);
-      onFailure(err);
+      onFailure();
     });
     return { worker, exited };
   };
