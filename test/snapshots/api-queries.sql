@@ -22,7 +22,6 @@ insert into "sessions" ("token_hash", "user_id", "created_at", "expires_at") val
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
-SELECT id FROM notes WHERE id = ?;
 INSERT INTO notes (id, owner_id, title, content, color, pinned, archived, trashed, checklist_mode, sort_order, trashed_at, created_at, updated_at, version, field_clock, field_versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 INSERT INTO note_tags (note_id, tag_id) SELECT ?, id FROM tags WHERE name IN (SELECT value FROM json_each(?));
