@@ -68,6 +68,8 @@ export function startCheckpointer(
   // -1: what the last run left in the WAL (or the migrations just now) is checkpointed at once.
   let seen = -1;
   let idle = 0;
+  // A worker stopped for want of writes may still be closing its connection when the server stops.
+  let stopping: Promise<void> = Promise.resolve();
 
   const start = (): Running => {
     const worker = new Worker(WORKER_SOURCE, {
@@ -102,7 +104,7 @@ export function startCheckpointer(
     } else if (current && ++idle >= timing.idleIntervals) {
       const running = current;
       current = undefined;
-      void finish(running);
+      stopping = finish(running);
     }
   };
   const timer = setInterval(tick, timing.intervalMs);
@@ -118,6 +120,7 @@ export function startCheckpointer(
       const running = current;
       current = undefined;
       if (running) await finish(running);
+      await stopping;
     },
   };
 }
