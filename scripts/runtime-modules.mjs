@@ -2,8 +2,8 @@
  * Copies the packages the server bundle loads at run time into `<target>/node_modules`: the
  * bundle's externals (scripts/bundle.mjs) and what they depend on, as npm resolved them
  * (`npm query`), and the bundled packages whose own files the server reads (without their
- * dependencies, which are in the bundle); everything else is inside dist/. A native addon keeps only its compiled
- * `.node` files, not its sources and build intermediates. The container image's runtime stage
+ * dependencies, which are in the bundle); everything else is inside dist/. A native addon keeps
+ * only its compiled `.node` files, not its sources and build intermediates. The container image's runtime stage
  * copies this instead of node_modules: ~40 MiB instead of ~120 (docs/benchmarks.md,
  * "Container image"). Usage: node scripts/runtime-modules.mjs <target>
  */

@@ -305,13 +305,13 @@ export function deploymentSummary(config: Config, database: OpenDatabase) {
   };
 }
 
-/** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
 /** The files of swagger-ui's page (scripts, styles, logo), in its package. */
 const SWAGGER_UI_FILES = path.join(
   path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')),
   'static',
 );
 
+/** Builds the whole application on a fresh or existing DATA_DIR; `main.ts` only listens. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   // prom-client (~13 MiB) is loaded only when metrics are on.
   const metricsModule = config.metrics ? await import('./http/metrics.js') : undefined;

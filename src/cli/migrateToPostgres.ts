@@ -278,7 +278,7 @@ export const migrateToPostgresCommand: Command = {
     const source = await openDatabase(config.dataDir, { schema: 'require-current' });
     const workDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'notes-migrate-'));
     try {
-      // Imported here: the pg driver is loaded only by what uses PostgreSQL (src/db/postgresShared.ts).
+      // Imported here: only what uses PostgreSQL loads the pg driver (src/db/postgresShared.ts).
       const { openPostgres } = await import('../db/postgres.js');
       const target = await openPostgres(config.databaseUrl);
       try {
