@@ -20,6 +20,6 @@ export const isNoteId = (value: unknown): value is string => typeof value === 's
  * random (version 4) ids each land on a random page: ~10% more CPU a create on a server with
  * 30,000 notes (docs/benchmarks.md, "Issue 31: idle memory, time-ordered note ids"). Any UUID
  * a client sends is still taken (D-NOTE-1); the time in the id is the note's createdAt, which
- * it shows anyway.
+ * it shows anyway (docs/decisions/0047-time-ordered-note-ids.md).
  */
 export const newNoteId = (): string => v7();
