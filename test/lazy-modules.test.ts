@@ -1,7 +1,8 @@
 /**
- * sharp, the MCP SDK and prom-client (and the shared page's Intl.DateTimeFormat) are made or loaded when a request first needs them, not at
- * start-up (docs/decisions/0017-performance.md: idle memory). A server process of its own
- * records every module it loads (helpers/lazyModulesChild.ts).
+ * sharp, the MCP SDK and prom-client (and the shared page's Intl.DateTimeFormat) are made or
+ * loaded when a request first needs them, not at start-up (docs/decisions/0017-performance.md:
+ * idle memory); the pg driver only on PostgreSQL (src/db/postgresShared.ts). A server process of
+ * its own, on SQLite, records every module it loads (helpers/lazyModulesChild.ts).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -16,9 +17,10 @@ const LAZY_PACKAGES = [
   '/node_modules/sharp/',
   '/node_modules/@modelcontextprotocol/sdk/',
   '/node_modules/prom-client/',
+  '/node_modules/pg/',
 ];
 
-it('an everyday server loads neither sharp, nor the MCP SDK, nor prom-client until needed', async () => {
+it('an everyday server loads neither sharp, nor the MCP SDK, nor prom-client until needed, nor pg on SQLite', async () => {
   const dir = tempDataDir();
   const urlsFile = path.join(dir, 'loaded.txt');
   const pngFile = path.join(dir, 'dot.png');

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
 import { freePort } from '../bench/processes.js';
 import { deploymentSummary } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -32,38 +31,6 @@ async function runToExit(env: Record<string, string>) {
   const [code] = await once(child, 'exit');
   return { code: code as number, stdout, stderr };
 }
-
-describe('what a server on SQLite loads', () => {
-  it('never loads the pg driver (~15 MiB of RSS with what it loads), which PostgreSQL loads when used', () => {
-    // Its own process: the test runner's helpers load pg for the PostgreSQL runs.
-    const dataDir = tempDataDir();
-    const source = (file: string) => JSON.stringify(pathToFileURL(path.resolve(file)).href);
-    const script = `
-      import { createRequire } from 'node:module';
-      import { buildApp } from ${source('src/app.ts')};
-      import { loadConfig } from ${source('src/config.ts')};
-      const pgLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/node_modules/pg/'));
-      const app = await buildApp(loadConfig({ DATA_DIR: ${JSON.stringify(dataDir)}, LOG_LEVEL: 'silent' }));
-      await app.ready();
-      const onSqlite = pgLoaded();
-      await app.close();
-      await import(${source('src/db/postgres.ts')});
-      console.log(JSON.stringify({ onSqlite, afterImport: pgLoaded() }));`;
-    try {
-      const output = execFileSync(
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        {
-          encoding: 'utf8',
-          env: { ...process.env, DATABASE_URL: '' },
-        },
-      );
-      assert.deepEqual(JSON.parse(output.trim().split('\n').at(-1)!), { onSqlite: false, afterImport: true });
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-});
 
 describe('start-up says what it runs on (one log line)', () => {
   it('names version, database, Redis, attachments and the migrations this start ran', async () => {

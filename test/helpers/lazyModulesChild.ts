@@ -17,7 +17,7 @@ Intl.DateTimeFormat = new Proxy(Intl.DateTimeFormat, {
 });
 const { buildApp } = await import('../../src/app.js');
 const { loadConfig } = await import('../../src/config.js');
-const { TEST_PASSWORD_COST } = await import('./server.js');
+const { TEST_PASSWORD_COST } = await import('./passwordCost.js');
 
 const app = await buildApp(loadConfig({ DATA_DIR: process.argv[2]!, LOG_LEVEL: 'silent' }), {
   logger: false,

@@ -15,13 +15,8 @@ import { loadConfig } from '../../src/config.js';
 import type { ScryptCost } from '../../src/features/users/passwords.js';
 import type { LingerLimits } from '../../src/http/requestBody.js';
 import { type ClientTarget, type SetupProfile, setupOwner, type TestClient } from './client.js';
+import { TEST_PASSWORD_COST } from './passwordCost.js';
 import { databaseUrlFor, dropDatabaseOf, onPostgres } from './postgres.js';
-
-/**
- * scrypt at the lowest cost for test servers: production's cost (D-AUTH-7, ~50–100 ms a hash)
- * made fixture users the suite's largest single cost. auth.test.ts pins the production cost.
- */
-export const TEST_PASSWORD_COST: ScryptCost = { N: 2, r: 1, p: 1 };
 
 export interface TestServer {
   app: FastifyInstance;

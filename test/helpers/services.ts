@@ -9,8 +9,9 @@ import { AppError } from '../../src/errors.js';
 import type { Note, NoteInput } from '../../src/shared/api/notes.js';
 import type { SyncChange, SyncResult } from '../../src/shared/api/sync.js';
 import { OWNER_PASSWORD } from './client.js';
+import { TEST_PASSWORD_COST } from './passwordCost.js';
 import { databaseUrlFor, dropDatabaseOf, onPostgres } from './postgres.js';
-import { TEST_PASSWORD_COST, tempDataDir } from './server.js';
+import { tempDataDir } from './server.js';
 import type { Change } from './sync.js';
 
 /**
