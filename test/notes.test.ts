@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { clientOf, createUserClient, setupOwner, type TestClient } from './helpers/client.js';
+import { clientOf, createUserClient, NEW_NOTE_ID, setupOwner, type TestClient } from './helpers/client.js';
 import { ManualClock, startServer, type TestServer } from './helpers/server.js';
 
 const DAY = 86_400_000;
@@ -34,7 +34,7 @@ describe('notes', () => {
       for (let i = 0; i < 20; i++) ids.push((await create()).id);
       const end = Date.now();
       for (const id of ids) {
-        assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        assert.match(id, NEW_NOTE_ID);
         const madeAt = Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
         assert.ok(madeAt >= start && madeAt <= end, `${id} was not made between ${start} and ${end}`);
       }

@@ -241,3 +241,6 @@ export function rawRequest(
     request.end(body);
   });
 }
+
+/** A new note's id as the server and the web app make it: a UUID version 7 (decision 0047). */
+export const NEW_NOTE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
