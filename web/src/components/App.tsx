@@ -94,15 +94,17 @@ function NotesApp() {
     menuOpen.value = false;
     searchOpen.value = false;
   }, [route.value]);
-  // The empty search's filters close on a click anywhere but the search box and the filters.
+  // The empty search's filters close on a click anywhere but the search box and the filters. The
+  // listener stays for the app's life: one added when the filters open would come an effect (a
+  // frame) later, and a click in that frame would leave them open.
   useEffect(() => {
-    if (!searchOpen.value) return;
     const close = (event: Event) => {
-      if (!(event.target as Element).closest?.('.search, .filters')) searchOpen.value = false;
+      if (searchOpen.value && !(event.target as Element).closest?.('.search, .filters'))
+        searchOpen.value = false;
     };
     document.addEventListener('pointerdown', close);
     return () => document.removeEventListener('pointerdown', close);
-  }, [searchOpen.value]);
+  }, []);
 
   const view = route.value.view;
   const searching = isSearching(query.value, filters.value);
