@@ -154,6 +154,37 @@ describe('SQLite fast paths', sqliteOnly, () => {
     );
   });
 
+  it('answers an edit of the text with the tags a read of the database gives, without reading them', async () => {
+    const letter = fc.constantFrom('a', 'z', 'é', 'ß', '日', 'ｚ', '\u{1D400}', '\u{20000}', 'ω');
+    const tagName = fc.array(letter, { minLength: 1, maxLength: 4 }).map((letters) => letters.join(''));
+    const note = (await owner.post('/api/notes', { title: 'edited tags', content: '#start' })).body;
+    await attach(owner, note.id, 'kept.png', '#00ff00');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(tagName, { maxLength: 6 }),
+        fc.constantFrom('title', 'content', 'color'),
+        async (names, field) => {
+          const hashtags = names.map((name) => `#${name}`).join(' ');
+          const edit =
+            field === 'color'
+              ? { color: names.length % 2 ? 'mint' : 'sand' }
+              : { [field]: `edit ${hashtags}` };
+          const edited = await owner.patch(`/api/notes/${note.id}`, edit);
+          assert.equal(edited.status, 200, edited.text);
+          const read = (await tagsByNote(server.app.db, [note.id])).get(note.id) ?? [];
+          assert.deepEqual(edited.body.tags, read);
+          const attachments = (await attachmentsByNote(server.app.db, [note.id])).get(note.id) ?? [];
+          assert.deepEqual(
+            edited.body.attachments.map((attachment: { id: string }) => attachment.id),
+            attachments.map((attachment) => attachment.id),
+          );
+          assert.equal(attachments.length, 1);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   it('is not taken in a transaction, nor beside one open on the connection', async () => {
     const { db } = server.app;
     const hash = sha256Hex(owner.cookies.get('session')!);

@@ -1,19 +1,28 @@
 /**
- * A list is kept while the database is unchanged (src/db/keptReads.ts) and read again after
- * any change: made by this server, in each way a list can change, or committed by another
- * connection to the same file (a command run beside the server).
+ * A list, and a search's ranking, is kept while the database is unchanged (src/db/keptReads.ts)
+ * and read again after any change: made by this server, in each way a list can change, or
+ * committed by another connection to the same file (a command run beside the server).
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
+import type { Actor } from '../src/actor.js';
+import { createSearchService } from '../src/features/search/service.js';
 import { type ListFilter, listNotes } from '../src/model/notes.js';
+import { ALL_SCOPES } from '../src/shared/api/apiKeys.js';
 import { createUserClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { useOwner, useServer } from './helpers/server.js';
 
 /** The list query's text, as Kysely compiles it (the order every list has). */
 const isListQuery = (sql: string) => sql.includes('order by "n"."pinned" desc');
+
+/** The ranked search's text (src/model/searchIndex.ts). */
+const isSearchQuery = (sql: string) => sql.includes('notes_fts MATCH');
+
+/** Searches of each kind: a word, a prefix, two words, a tag, a word only the other user has. */
+const SEARCHES = ['kept', 'ke', 'kept edit', '#home', 'home', 'theirs'];
 
 const FILTERS: ListFilter[] = [
   { filter: 'all' },
@@ -49,6 +58,24 @@ describe('kept lists', sqliteOnly, () => {
     assert.match(changed.text, /kept, then changed/);
   });
 
+  it('ranks a search once while nothing changes, and again after a change', async () => {
+    const note = (await owner.post('/api/notes', { title: 'searched kept' })).body;
+    const first = await owner.get('/api/search?q=searched');
+    queries = [];
+    const again = await owner.get('/api/search?q=searched');
+    assert.equal(again.text, first.text);
+    assert.deepEqual(queries.filter(isSearchQuery), [], 'no ranking while nothing changed');
+    const fewer = await owner.get('/api/search?q=searched&limit=1');
+    assert.equal(queries.filter(isSearchQuery).length, 1, 'another limit is another ranking');
+    assert.equal(fewer.body.length, 1);
+
+    await owner.patch(`/api/notes/${note.id}`, { title: 'searched, then changed' });
+    queries = [];
+    const changed = await owner.get('/api/search?q=searched');
+    assert.equal(queries.filter(isSearchQuery).length, 1);
+    assert.match(changed.text, /searched, then changed/);
+  });
+
   it('answers what a fresh read answers after every kind of change, for every user and filter', async () => {
     const { db } = server.app;
     const other = await createUserClient(server, 'kept-lists@example.com');
@@ -59,7 +86,7 @@ describe('kept lists', sqliteOnly, () => {
       ['create', () => create('a')],
       ['create another', () => create('b')],
       ['create a third', () => create('c')],
-      ['edit', () => owner.patch(`/api/notes/${ids[0]}`, { title: 'a, edited' })],
+      ['edit', () => owner.patch(`/api/notes/${ids[0]}`, { title: 'kept a, edited' })],
       ['tag', () => owner.patch(`/api/notes/${ids[1]}`, { content: 'now #home' })],
       ['pin', () => owner.patch(`/api/notes/${ids[2]}`, { pinned: true })],
       ['colour', () => owner.patch(`/api/notes/${ids[0]}`, { color: 'mint' })],
@@ -73,14 +100,29 @@ describe('kept lists', sqliteOnly, () => {
       ['create as the other user', () => other.client.post('/api/notes', { title: 'theirs' })],
     ];
     async function create(title: string) {
-      const created = await owner.post('/api/notes', { title });
+      const created = await owner.post('/api/notes', { title: `kept ${title}` });
       ids.push(created.body.id);
       return created;
     }
     const fresh = (userId: number, filter: ListFilter) =>
       db.transaction().execute((trx) => listNotes(trx, userId, filter));
+    const { search } = server.app.services;
+    const actorOf = (userId: number): Actor => ({
+      userId,
+      isOwner: false,
+      via: 'session',
+      scopes: new Set(ALL_SCOPES),
+    });
+    // Each found note's id and version: what a ranking is.
+    const found = async (searching: typeof search, userId: number, q: string) =>
+      (await searching.search(actorOf(userId), { q })).map((note) => `${note.id}@${note.version}`);
+    const freshlyFound = (userId: number, q: string) =>
+      db.transaction().execute((trx) => found(createSearchService({ db: trx }), userId, q));
     for (const [change, make] of changes) {
-      for (const userId of users) for (const filter of FILTERS) await listNotes(db, userId, filter);
+      for (const userId of users) {
+        for (const filter of FILTERS) await listNotes(db, userId, filter);
+        for (const q of SEARCHES) await found(search, userId, q);
+      }
       const made = await make();
       assert.ok(made.status < 300, `${change}: ${made.status}`);
       for (const userId of users) {
@@ -91,23 +133,43 @@ describe('kept lists', sqliteOnly, () => {
             `after "${change}", user ${userId}, ${JSON.stringify(filter)}`,
           );
         }
+        for (const q of SEARCHES) {
+          assert.deepEqual(
+            await found(search, userId, q),
+            await freshlyFound(userId, q),
+            `after "${change}", user ${userId}, search "${q}"`,
+          );
+        }
       }
     }
   });
+
+  /** Moves the note to Trash through a connection of its own, as a command beside the server would. */
+  function trashElsewhere(noteId: string) {
+    const elsewhere = new SQLite(path.join(server.dataDir, 'notes.db'));
+    try {
+      elsewhere
+        .prepare('UPDATE notes SET trashed = 1, trashed_at = 1, version = version + 1 WHERE id = ?')
+        .run(noteId);
+    } finally {
+      elsewhere.close();
+    }
+  }
 
   it("sees another connection's commit to the same database", async () => {
     const note = (await owner.post('/api/notes', { title: 'changed elsewhere' })).body;
     const listed = async () =>
       (await owner.get('/api/notes')).body.map((n: { id: string }) => n.id) as string[];
     assert.ok((await listed()).includes(note.id));
-    const elsewhere = new SQLite(path.join(server.dataDir, 'notes.db'));
-    try {
-      elsewhere
-        .prepare('UPDATE notes SET trashed = 1, trashed_at = 1, version = version + 1 WHERE id = ?')
-        .run(note.id);
-    } finally {
-      elsewhere.close();
-    }
+    trashElsewhere(note.id);
     assert.ok(!(await listed()).includes(note.id));
+  });
+
+  it("searches what another connection's commit changed", async () => {
+    const note = (await owner.post('/api/notes', { title: 'elsewhere' })).body;
+    const searched = async () => (await owner.get('/api/search?q=elsewhere')).body.length as number;
+    assert.equal(await searched(), 1);
+    trashElsewhere(note.id);
+    assert.equal(await searched(), 0);
   });
 });

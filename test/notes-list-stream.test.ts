@@ -173,9 +173,14 @@ describe('sendJsonTextArray', () => {
     }
   }
 
-  async function* failing(afterBatches: number) {
-    for (let n = 0; n < afterBatches; n++) yield [encode({ n, s: 'ok' })];
+  /** `afterBatches` batches of one item of about `itemBytes`, then a failed query. */
+  async function* failing(afterBatches: number, itemBytes = 10) {
+    for (let n = 0; n < afterBatches; n++) yield [encode({ n, s: 'x'.repeat(itemBytes) })];
     throw new Error('query failed');
+  }
+
+  async function* items(count: number, itemBytes: number) {
+    for (let n = 0; n < count; n++) yield [encode({ n, s: 'x'.repeat(itemBytes) })];
   }
 
   before(async () => {
@@ -185,7 +190,10 @@ describe('sendJsonTextArray', () => {
     });
     app.get('/forever', async (_request, reply) => sendJsonTextArray(reply, slowForever()));
     app.get('/fails-first', async (_request, reply) => sendJsonTextArray(reply, failing(0)));
-    app.get('/fails-later', async (_request, reply) => sendJsonTextArray(reply, failing(2)));
+    app.get('/fails-early', async (_request, reply) => sendJsonTextArray(reply, failing(2)));
+    app.get('/fails-later', async (_request, reply) => sendJsonTextArray(reply, failing(3, 40_000)));
+    app.get('/small', async (_request, reply) => sendJsonTextArray(reply, items(100, 300)));
+    app.get('/large', async (_request, reply) => sendJsonTextArray(reply, items(10, 10_000)));
     url = await app.listen({ port: 0, host: '127.0.0.1' });
   });
   after(() => app.close());
@@ -239,6 +247,31 @@ describe('sendJsonTextArray', () => {
   it('answers an error response when the batches fail before the first byte', async () => {
     const response = await fetch(`${url}/fails-first`);
     assert.equal(response.status, 500);
+  });
+
+  it('sends an array that ends within its first 64 kB whole, with its length', async () => {
+    const response = await fetch(`${url}/small`);
+    assert.equal(response.headers.get('transfer-encoding'), null);
+    const text = await response.text();
+    assert.equal(response.headers.get('content-length'), String(Buffer.byteLength(text)));
+    assert.equal(JSON.parse(text).length, 100);
+  });
+
+  it('streams a longer array in chunks', async () => {
+    const response = await fetch(`${url}/large`);
+    assert.equal(response.headers.get('transfer-encoding'), 'chunked');
+    assert.equal(response.headers.get('content-length'), null);
+    const parsed = JSON.parse(await response.text());
+    assert.deepEqual(
+      parsed.map((item: { n: number }) => item.n),
+      [...Array(10).keys()],
+    );
+  });
+
+  it('answers an error response when the batches fail before 64 kB are ready', async () => {
+    const response = await fetch(`${url}/fails-early`);
+    assert.equal(response.status, 500);
+    assert.doesNotMatch(await response.text(), /"n":/);
   });
 
   it('breaks the connection, never ending the array, when the batches fail later', async () => {

@@ -26,7 +26,8 @@ const generationStatement = fastStatement<[], { generation: string }>(
  */
 export function keptWhileUnchanged<Answer extends object>(options: {
   maxSize: number;
-  sizeOf: (answer: Answer) => number;
+  /** An answer's share of maxSize; its key's too where keys can be long (a search's words). */
+  sizeOf: (answer: Answer, key: string) => number;
 }) {
   const kept = new WeakMap<Db, LRUCache<string, { generation: string; answer: Answer }>>();
   return async (db: Db, key: string, read: () => Promise<Answer>): Promise<Answer> => {
@@ -36,7 +37,7 @@ export function keptWhileUnchanged<Answer extends object>(options: {
     if (!answers) {
       answers = new LRUCache({
         maxSize: options.maxSize,
-        sizeCalculation: (entry) => options.sizeOf(entry.answer),
+        sizeCalculation: (entry, key) => options.sizeOf(entry.answer, key),
       });
       kept.set(db, answers);
     }

@@ -56,21 +56,36 @@ const HIGH_WATER_MARK = 64 * 1024;
 
 /**
  * Sends a 200 JSON array of items that are UTF-8 JSON already (NoteJsonCache's answers, made of
- * the route's schema fields), as they are: no serializing, no encoding. Item by item, so a list
- * of any size takes the memory of one batch and one chunk (docs/decisions/0004-streamed-lists.md).
+ * the route's schema fields), as they are: no serializing, no encoding. An array that ends within
+ * its first CHUNK_BYTES (a search's 100 notes, most lists) goes out whole, with its length, in
+ * one write: a stream costs a second write and its own machinery per answer (docs/benchmarks.md,
+ * "Issue 31: small answers in one write"). A longer one is streamed item by item, so a list of
+ * any size takes the memory of one batch and one chunk (docs/decisions/0004-streamed-lists.md).
  * Fastify pipes the stream with backpressure: the next batch is read only once the socket has
  * taken the previous ones. When the client goes away it destroys the stream, which ends the
- * batches' iteration. An error after the first byte cannot become an error response any more:
- * Fastify logs it and destroys the socket, so the client sees a truncated response (no final
- * chunk), never a short array that looks complete.
+ * batches' iteration. An error before the first byte is sent becomes an error response; one
+ * after it cannot any more: Fastify logs it and destroys the socket, so the client sees a
+ * truncated response (no final chunk), never a short array that looks complete.
  */
-export function sendJsonTextArray(
+export async function sendJsonTextArray(
   reply: FastifyReply,
   batches: AsyncIterable<readonly Buffer[]>,
-): FastifyReply {
-  const body = Readable.from(
-    jsonArrayChunks(batches, (item) => item),
-    { objectMode: false, highWaterMark: HIGH_WATER_MARK },
-  );
-  return reply.code(200).type('application/json; charset=utf-8').send(body);
+): Promise<FastifyReply> {
+  const chunks = jsonArrayChunks(batches, (item) => item);
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  while (headBytes < CHUNK_BYTES) {
+    const next = await chunks.next();
+    if (next.done) return reply.code(200).type(JSON_TYPE).send(Buffer.concat(head, headBytes));
+    head.push(next.value);
+    headBytes += next.value.length;
+  }
+  async function* all() {
+    yield* head.splice(0);
+    yield* chunks;
+  }
+  const body = Readable.from(all(), { objectMode: false, highWaterMark: HIGH_WATER_MARK });
+  return reply.code(200).type(JSON_TYPE).send(body);
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';

@@ -213,7 +213,7 @@ export async function collectBatches<T>(batches: AsyncIterable<readonly T[]>): P
   return all;
 }
 
-export async function noteView(db: Db, row: NoteRow): Promise<Note> {
+async function noteView(db: Db, row: NoteRow): Promise<Note> {
   const relations = store.noteRelationsFast(db, row.id);
   if (relations) return noteViewOf(row, relations.tags, relations.attachments);
   const [view] = await noteViews(db, [row]);
@@ -221,14 +221,24 @@ export async function noteView(db: Db, row: NoteRow): Promise<Note> {
 }
 
 /**
- * A note as insertNote just stored it, without reading back what the insert knows: its tags are
- * its hashtags, exactly the names indexNote stored, and it has no attachments yet (an upload
- * needs the note to exist, and raises the version). Ordered as SQLite's `ORDER BY name`, by UTF-8
- * bytes, which is code point order; PostgreSQL orders by its collation, so there they are read.
+ * What a write knows of the note it stored, so that its answer does not read it back:
+ * - 'inserted' (insertNote): its tags are its hashtags, exactly the names indexNote stored, and
+ *   it has no attachments yet (an upload needs the note to exist, and raises the version);
+ * - 'indexed' (a write of its title or content, which ran indexNote): its tags are its hashtags;
+ * - 'read': neither is known.
  */
-export async function insertedNoteView(db: Db, row: NoteRow): Promise<Note> {
-  if (engine() !== 'sqlite') return noteView(db, row);
-  return noteViewOf(row, extractHashtags(row.title, row.content).sort(byCodePoint), []);
+export type WrittenNote = 'inserted' | 'indexed' | 'read';
+
+/**
+ * The answer to a write of `row`. Tags are ordered as SQLite's `ORDER BY name`, by UTF-8 bytes,
+ * which is code point order; PostgreSQL orders by its collation, so there they are read.
+ */
+export async function writtenNoteView(db: Db, row: NoteRow, written: WrittenNote): Promise<Note> {
+  if (written === 'read' || engine() !== 'sqlite') return noteView(db, row);
+  const tags = extractHashtags(row.title, row.content).sort(byCodePoint);
+  if (written === 'inserted') return noteViewOf(row, tags, []);
+  const attachments = store.attachmentRowsFast(db, row.id);
+  return attachments ? noteViewOf(row, tags, attachments) : noteView(db, row);
 }
 
 /** Code point order (UTF-8 byte order); `sort()` alone orders by UTF-16 code units. */

@@ -170,8 +170,13 @@ export function noteRelationsFast(
   noteId: string,
 ): { tags: string[]; attachments: AttachmentRow[] } | undefined {
   const tags = tagNamesStatement.all(db, noteId);
-  const attachments = attachmentRowsStatement.all(db, noteId);
+  const attachments = attachmentRowsFast(db, noteId);
   return tags && attachments && { tags: tags.map((tag) => tag.name), attachments };
+}
+
+/** A note's attachments as attachmentsByNote gives them; undefined when `db` has no fast path. */
+export function attachmentRowsFast(db: Db, noteId: string): AttachmentRow[] | undefined {
+  return attachmentRowsStatement.all(db, noteId);
 }
 
 const noteExistsStatement = fastStatement<[noteId: string], { id: string }>(

@@ -20,6 +20,8 @@ export interface PersonalFields {
   ): Promise<void>;
   /** The user's reminders on these notes, by note id (none: not in the map). */
   of(db: Db, userId: number, noteIds: readonly string[]): Promise<Map<string, Reminder>>;
+  /** The user's reminder on one note (`of` for one note, in one point read). */
+  ofNote(db: Db, userId: number, noteId: string): Promise<Reminder | undefined>;
   /** Names the state of all the user's personal fields (for list ETags); null: the user has none. */
   stamp(db: Db, userId: number): Promise<string | null>;
   /** Ids of the notes whose personal fields of the user changed at or after `since` (sync pulls). */

@@ -28,7 +28,7 @@ INSERT INTO note_tags (note_id, tag_id) SELECT ?, id FROM tags WHERE name IN (SE
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
-SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
+SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
 -- GET /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -38,7 +38,7 @@ SELECT n.*,
    FROM notes n WHERE n.id = @noteId;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
+SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
 -- PATCH /api/notes/{id}
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -54,9 +54,8 @@ delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
-SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
+SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
 -- PATCH /api/notes/{id} (title, the same hashtags)
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -69,9 +68,8 @@ UPDATE notes SET title = ?, version = ?, updated_at = ?, field_clock = ?, field_
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
-SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
+SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
 -- GET /api/notes
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
@@ -88,6 +86,7 @@ select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) 
 -- GET /api/search
 SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
    JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
+SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 
     SELECT term FROM temp.notes_fts_vocab
     WHERE term >= ? AND term < ?

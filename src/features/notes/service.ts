@@ -10,12 +10,12 @@ import { notesToDeleteBySystemRule, requireNoteAccess } from '../../model/noteAc
 import {
   collectBatches,
   createNoteJsonCache,
-  insertedNoteView,
   type NoteJsonCache,
   noteJsonBatches,
   noteJsonOf,
-  noteView,
   noteViewBatches,
+  type WrittenNote,
+  writtenNoteView,
 } from '../../model/noteAnswers.js';
 import { type NoteFields, pickNoteFields } from '../../model/noteFields.js';
 import type { ListedNoteVersion, NoteRow } from '../../model/notes.js';
@@ -137,11 +137,16 @@ export function createNotesService(deps: NotesDeps) {
     return notes;
   }
 
-  /** The note's answer for this reader; `inserted` when the row was just created (insertedNoteView). */
-  async function viewFor(userId: number, row: NoteRow, inserted = false): Promise<Note> {
-    const view = inserted ? await insertedNoteView(db, row) : await noteView(db, row);
-    const [withReader] = await forReader(userId, [view]);
-    return withReader!;
+  /** The reader's own fields of one note's answer (forReader for one note, in one point read). */
+  async function reminderOf(userId: number, noteId: string) {
+    return personal ? personal.ofNote(db, userId, noteId) : undefined;
+  }
+
+  /** The note's answer for this reader; `written`: what the write that stored `row` knows of it. */
+  async function viewFor(userId: number, row: NoteRow, written: WrittenNote = 'read'): Promise<Note> {
+    const view = await writtenNoteView(db, row, written);
+    view.reminder = (await reminderOf(userId, row.id)) ?? null;
+    return view;
   }
 
   /** Stores the writer's own fields that `input` sets, in the note's write transaction. */
@@ -157,7 +162,7 @@ export function createNotesService(deps: NotesDeps) {
     ifMatch?: number,
     input: NoteInput = {},
   ): Promise<Note> {
-    const row = await transaction(
+    const written = await transaction(
       db,
       async (trx) => {
         const { note } = await requireNoteAccess(trx, actor, noteId, 'edit');
@@ -165,11 +170,12 @@ export function createNotesService(deps: NotesDeps) {
         const now = clock.now();
         const write = { now, stampedAt: now, authorId: actor.userId };
         await writePersonal(trx, actor, note.id, input, now);
-        return (await applyNoteFields(trx, note, compute(note), write)).note;
+        return applyNoteFields(trx, note, compute(note), write);
       },
       { group: true },
     );
-    return viewFor(actor.userId, row);
+    const indexed = written.changed.includes('title') || written.changed.includes('content');
+    return viewFor(actor.userId, written.note, indexed ? 'indexed' : 'read');
   }
 
   /** The list as batches of notes; the ids, and so the order, are read now, each batch's notes when asked for. */
@@ -282,9 +288,7 @@ export function createNotesService(deps: NotesDeps) {
     async getJson(actor: Actor, noteId: string): Promise<{ version: number; json: Buffer }> {
       const { note } = await requireNoteAccess(db, actor, noteId, 'read');
       const json = await noteJsonOf(db, note, noteJson);
-      const { lookup } = await personalOf(actor.userId);
-      const reminder = lookup === null ? undefined : (await lookup([note.id])).get(note.id);
-      return { version: note.version, json: spliceReminder(json, reminder) };
+      return { version: note.version, json: spliceReminder(json, await reminderOf(actor.userId, note.id)) };
     },
 
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {
@@ -310,7 +314,7 @@ export function createNotesService(deps: NotesDeps) {
         },
         { group: true },
       );
-      return viewFor(actor.userId, row, true);
+      return viewFor(actor.userId, row, 'inserted');
     },
 
     async update(actor: Actor, noteId: string, input: NoteInput, ifMatch?: number): Promise<Note> {

@@ -83,6 +83,10 @@ export const reminderFields: PersonalFields = {
     const rows = await store.remindersOf(db, userId, noteIds);
     return new Map(rows.map((row) => [row.note_id, reminderView(row as store.ReminderRow & { at: number })]));
   },
+  async ofNote(db, userId, noteId) {
+    const row = await store.reminderOfNote(db, userId, noteId);
+    return row && reminderView(row as store.ReminderRow & { at: number });
+  },
   async stamp(db, userId) {
     const { rows, revisions } = await store.reminderStamp(db, userId);
     return rows === 0 ? null : `${rows}.${revisions}`;

@@ -73,6 +73,22 @@ export async function remindersOf(
     .execute();
 }
 
+const reminderOfNoteStatement = fastStatement<[noteId: string, userId: number], ReminderRow>(
+  'SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL',
+);
+
+/** remindersOf for one note: a point read, what every one-note answer asks. */
+export async function reminderOfNote(
+  db: Db,
+  userId: number,
+  noteId: string,
+): Promise<ReminderRow | undefined> {
+  const fast = reminderOfNoteStatement.get(db, noteId, userId);
+  if (fast) return fast.row;
+  const [row] = await remindersOf(db, userId, [noteId]);
+  return row;
+}
+
 /**
  * Names the state of all the user's reminders: the number of rows and the sum of their
  * revisions. A change raises a revision, so the sum; rows go only with their note, which

@@ -1,4 +1,5 @@
 import type { Actor } from '../../actor.js';
+import { keptWhileUnchanged } from '../../db/keptReads.js';
 import type { Db } from '../../db/types.js';
 import { detailPath, errors } from '../../errors.js';
 import {
@@ -36,24 +37,38 @@ export function createSearchService({
   noteJson?: NoteJsonCache;
 }) {
   /**
+   * Rankings kept while the database is unchanged, as lists are (decision 0027, "Searches"): the
+   * same search again costs one statement instead of the ranking. ~100 bytes a found note and
+   * one unit per 100 characters of words: at most ~2 MB.
+   */
+  const keptRankings = keptWhileUnchanged<readonly ListedNoteVersion[]>({
+    maxSize: 20_000,
+    sizeOf: (found, key) => found.length + 1 + Math.ceil(key.length / 100),
+  });
+
+  /**
    * D-SEARCH-1/2: every word must match (AND), the last as a prefix, `#word` in tags. The
    * ranking is read now, the notes in batches as they are sent (GET /api/search streams them
    * like a list, docs/decisions/0004-streamed-lists.md).
    */
-  async function ranked(actor: Actor, input: SearchQuery): Promise<ListedNoteVersion[]> {
+  async function ranked(actor: Actor, input: SearchQuery): Promise<readonly ListedNoteVersion[]> {
     if (input.q.trim() === '') {
       throw errors.invalidField(detailPath('/q', 'querystring'), 'must contain a non-space character');
     }
-    const prefix = lastWordPrefix(input.q);
+    const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
+    return keptRankings(db, `${actor.userId}:${limit}:${input.q}`, () => rank(actor.userId, input.q, limit));
+  }
+
+  async function rank(userId: number, q: string, limit: number): Promise<readonly ListedNoteVersion[]> {
+    const prefix = lastWordPrefix(q);
     const lastWordTerms =
       prefix === null ? null : await indexTermsStartingWith(db, prefix, MAX_LAST_WORD_TERMS);
     // No index term starts with the last word: nothing can match it.
     if (lastWordTerms?.length === 0) return [];
-    const match = buildMatchQuery(input.q, lastWordTerms ?? undefined);
-    const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
+    const match = buildMatchQuery(q, lastWordTerms ?? undefined);
     if (match === null) return [];
     // The window is never smaller than the limit: a caller with `limit` matches gets them all.
-    return searchNotes(db, actor.userId, match, limit, Math.max(rankingWindow, limit));
+    return searchNotes(db, userId, match, limit, Math.max(rankingWindow, limit));
   }
 
   return {
