@@ -58,6 +58,30 @@ describe('kept lists', sqliteOnly, () => {
     assert.match(changed.text, /kept, then changed/);
   });
 
+  it('sends a list answered twice while nothing changes from one kept answer, made again after a change', async () => {
+    // A reminder makes every answer of the list ask for the reader's reminders: a kept answer does not.
+    const note = (await owner.post('/api/notes', { title: 'whole' })).body;
+    await owner.patch(`/api/notes/${note.id}`, { reminder: { at: '2031-01-01T00:00:00Z' } });
+    const isRemindersRead = (sql: string) => sql.includes('from "reminders" where "user_id" = ?');
+    const first = await owner.get('/api/notes');
+    const second = await owner.get('/api/notes');
+    queries = [];
+    const third = await owner.get('/api/notes');
+    assert.deepEqual(queries.filter(isRemindersRead), [], 'the third answer is the kept one');
+    assert.equal(second.text, first.text);
+    assert.equal(third.text, first.text);
+    assert.equal(third.headers.get('content-length'), String(Buffer.byteLength(third.text)));
+    const answered = (response: { body: { id: string; reminder: unknown }[] }) =>
+      response.body.find((listed) => listed.id === note.id)?.reminder;
+    assert.deepEqual(answered(third), { ...(answered(first) as object) });
+
+    await owner.patch(`/api/notes/${note.id}`, { reminder: { at: '2032-02-02T00:00:00Z' } });
+    queries = [];
+    const changed = await owner.get('/api/notes');
+    assert.equal(queries.filter(isRemindersRead).length, 1);
+    assert.match(JSON.stringify(answered(changed)), /2032-02-02/);
+  });
+
   it('ranks a search once while nothing changes, and again after a change', async () => {
     const note = (await owner.post('/api/notes', { title: 'searched kept' })).body;
     const first = await owner.get('/api/search?q=searched');
@@ -118,14 +142,30 @@ describe('kept lists', sqliteOnly, () => {
       (await searching.search(actorOf(userId), { q })).map((note) => `${note.id}@${note.version}`);
     const freshlyFound = (userId: number, q: string) =>
       db.transaction().execute((trx) => found(createSearchService({ db: trx }), userId, q));
+    // The REST list's notes, each as id@version, and the same of a fresh read.
+    const clientOfUser = (userId: number) => (userId === ownerId ? owner : other.client);
+    const sent = async (userId: number) =>
+      (await clientOfUser(userId).get('/api/notes')).body.map(
+        (note: { id: string; version: number }) => `${note.id}@${note.version}`,
+      );
+    const freshlySent = async (userId: number) =>
+      (await fresh(userId, { filter: 'all' })).map((note) => `${note.id}@${note.version}`);
     for (const [change, make] of changes) {
       for (const userId of users) {
+        // Twice, so that the answer is kept whole.
+        await sent(userId);
+        await sent(userId);
         for (const filter of FILTERS) await listNotes(db, userId, filter);
         for (const q of SEARCHES) await found(search, userId, q);
       }
       const made = await make();
       assert.ok(made.status < 300, `${change}: ${made.status}`);
       for (const userId of users) {
+        assert.deepEqual(
+          await sent(userId),
+          await freshlySent(userId),
+          `after "${change}", user ${userId}, sent`,
+        );
         for (const filter of FILTERS) {
           assert.deepEqual(
             await listNotes(db, userId, filter),

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { jsonArrayChunks, sendJsonTextArray } from '../src/http/jsonArray.js';
+import { sendJsonTextArray } from '../src/http/jsonArray.js';
+import { jsonArrayChunks } from '../src/jsonArrays.js';
 import { listBatches, noteViewBatches } from '../src/model/noteAnswers.js';
 import { createUserClient } from './helpers/client.js';
 import { isBackgroundQuery, useOwner, useServer } from './helpers/server.js';
@@ -191,9 +192,9 @@ describe('sendJsonTextArray', () => {
     app.get('/forever', async (_request, reply) => sendJsonTextArray(reply, slowForever()));
     app.get('/fails-first', async (_request, reply) => sendJsonTextArray(reply, failing(0)));
     app.get('/fails-early', async (_request, reply) => sendJsonTextArray(reply, failing(2)));
-    app.get('/fails-later', async (_request, reply) => sendJsonTextArray(reply, failing(3, 40_000)));
+    app.get('/fails-later', async (_request, reply) => sendJsonTextArray(reply, failing(15, 40_000)));
     app.get('/small', async (_request, reply) => sendJsonTextArray(reply, items(100, 300)));
-    app.get('/large', async (_request, reply) => sendJsonTextArray(reply, items(10, 10_000)));
+    app.get('/large', async (_request, reply) => sendJsonTextArray(reply, items(60, 10_000)));
     url = await app.listen({ port: 0, host: '127.0.0.1' });
   });
   after(() => app.close());
@@ -249,7 +250,7 @@ describe('sendJsonTextArray', () => {
     assert.equal(response.status, 500);
   });
 
-  it('sends an array that ends within its first 64 kB whole, with its length', async () => {
+  it('sends an array that ends within its first 512 KiB whole, with its length', async () => {
     const response = await fetch(`${url}/small`);
     assert.equal(response.headers.get('transfer-encoding'), null);
     const text = await response.text();
@@ -264,11 +265,11 @@ describe('sendJsonTextArray', () => {
     const parsed = JSON.parse(await response.text());
     assert.deepEqual(
       parsed.map((item: { n: number }) => item.n),
-      [...Array(10).keys()],
+      [...Array(60).keys()],
     );
   });
 
-  it('answers an error response when the batches fail before 64 kB are ready', async () => {
+  it('answers an error response when the batches fail before 512 KiB are ready', async () => {
     const response = await fetch(`${url}/fails-early`);
     assert.equal(response.status, 500);
     assert.doesNotMatch(await response.text(), /"n":/);

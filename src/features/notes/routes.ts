@@ -40,10 +40,10 @@ export const noteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { etag, jsonBatches } = await notes.listAsJson(actorOf(request), request.query);
+      const { etag, json } = await notes.listAsJson(actorOf(request), request.query);
       reply.header('etag', etag);
       if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
-      return sendJsonTextArray(reply, jsonBatches);
+      return sendJsonTextArray(reply, await json());
     },
   );
 

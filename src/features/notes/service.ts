@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Actor } from '../../actor.js';
 import { requireWriteScope } from '../../actor.js';
 import type { Clock } from '../../clock.js';
+import { engine } from '../../db/dialect.js';
 import { transaction } from '../../db/transaction.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
+import { joinJsonArray } from '../../jsonArrays.js';
 import type { AttachmentRow } from '../../model/attachments.js';
 import { notesToDeleteBySystemRule, requireNoteAccess } from '../../model/noteAccess.js';
 import {
@@ -35,6 +38,27 @@ import {
   setItemChecked,
 } from './contentEdits.js';
 import type { ListNotesQuery } from './schemas.js';
+
+/**
+ * Whole answers of kept lists (decision 0027, "Whole answers"): a list of at most
+ * KEPT_LIST_BYTES, asked again while the database is unchanged, is sent from one buffer.
+ * KEPT_LISTS_BYTES in all, least recently used out first.
+ */
+const KEPT_LIST_BYTES = 1024 * 1024;
+const KEPT_LISTS_BYTES = 8 * 1024 * 1024;
+
+/** What a listed note's answer adds to its text's bytes, about: its other fields (a guess on the safe side). */
+const ANSWER_FIELD_BYTES = 400;
+
+/** Whether a list's answer is small enough to be kept whole (KEPT_LIST_BYTES). */
+function mayKeepWhole(listed: readonly ListedNoteVersion[]): boolean {
+  let bytes = 0;
+  for (const note of listed) {
+    bytes += note.bytes + ANSWER_FIELD_BYTES;
+    if (bytes > KEPT_LIST_BYTES) return false;
+  }
+  return true;
+}
 
 /** Called after a transaction that deleted notes has committed, e.g. to remove attachment files. */
 type NotesDeletedListener = (attachments: AttachmentRow[]) => Promise<void>;
@@ -119,6 +143,12 @@ export function createNotesService(deps: NotesDeps) {
   const { db, clock } = deps;
   const noteJson = deps.noteJson ?? createNoteJsonCache();
   const listEtags = new WeakMap<readonly ListedNoteVersion[], string>();
+  /** Kept lists answered once: the second answer of one is joined and kept (keptListAnswers). */
+  const answeredLists = new WeakSet<readonly ListedNoteVersion[]>();
+  const keptListAnswers = new LRUCache<readonly ListedNoteVersion[], { stamp: string | null; json: Buffer }>({
+    maxSize: KEPT_LISTS_BYTES,
+    sizeCalculation: (kept) => kept.json.length,
+  });
   const { personal } = deps;
 
   /** The reader's personal fields for answers, and what names their state (null: none). */
@@ -224,7 +254,7 @@ export function createNotesService(deps: NotesDeps) {
   async function listAsJson(
     actor: Actor,
     query: ListNotesOptions,
-  ): Promise<{ etag: string; jsonBatches: AsyncIterable<Buffer[]> }> {
+  ): Promise<{ etag: string; json: () => Promise<Buffer | AsyncIterable<Buffer[]>> }> {
     const listed = await store.listNotes(db, actor.userId, listFilter(query));
     // The reader's reminders are part of the answers but not of the notes' versions: their
     // stamp joins the ETag (decision 0034).
@@ -232,8 +262,32 @@ export function createNotesService(deps: NotesDeps) {
     const etag = listEtag(listed);
     return {
       etag: stamp === null ? etag : `${etag.slice(0, -1)}-r${stamp}"`,
-      jsonBatches: answersAsJson(actor, listed, lookup),
+      json: () => listJson(actor, listed, stamp, lookup),
     };
+  }
+
+  /**
+   * A list's answer: the whole array in one buffer when the list was kept (store.listNotes
+   * answers the same array while the database is unchanged) and answered before, else its
+   * notes in batches. Only a list answered a second time is joined and kept, so a server whose
+   * lists change between requests makes no copies nobody reads again.
+   */
+  async function listJson(
+    actor: Actor,
+    listed: readonly ListedNoteVersion[],
+    stamp: string | null,
+    lookup: PersonalLookup,
+  ): Promise<Buffer | AsyncIterable<Buffer[]>> {
+    const kept = keptListAnswers.get(listed);
+    if (kept?.stamp === stamp) return kept.json;
+    const batches = answersAsJson(actor, listed, lookup);
+    if (engine() !== 'sqlite' || !answeredLists.has(listed) || !mayKeepWhole(listed)) {
+      answeredLists.add(listed);
+      return batches;
+    }
+    const json = joinJsonArray(await collectBatches(batches));
+    keptListAnswers.set(listed, { stamp, json });
+    return json;
   }
 
   async function notifyDeleted(attachments: AttachmentRow[]): Promise<void> {
