@@ -169,6 +169,20 @@ const SCENARIOS: Scenario[] = [
     peer: false,
     request: () => ({ method: 'GET', path: `/api/search?q=${SEARCHED_WORD}` }),
   },
+  {
+    // The same search, never asked twice in a row: trailing spaces (which no match depends on)
+    // make each request's words new, so the ranking kept while nothing changes (decision 0027)
+    // is never reused and every request ranks, as on a server where writes come all the time.
+    name: `Search "${SEARCHED_WORD}", ranked every time`,
+    warmupRequests: 2_000,
+    ceiling: false,
+    peer: false,
+    request: () => {
+      let n = 0;
+      const path = () => `/api/search?q=${SEARCHED_WORD}${'%20'.repeat(1 + (n++ % 500))}`;
+      return { method: 'GET', path: path(), next: () => ({ path: path() }) };
+    },
+  },
   // Issue 31: idle live streams must not raise the CPU of other requests. The reader's streams
   // stay idle: a read sends no hint, and the creates are the writer's.
   {

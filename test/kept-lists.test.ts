@@ -82,15 +82,20 @@ describe('kept lists', sqliteOnly, () => {
     assert.match(JSON.stringify(answered(changed)), /2032-02-02/);
   });
 
-  it('ranks a search once while nothing changes, and again after a change', async () => {
+  it('keeps a search asked twice while nothing changes, and ranks again after a change', async () => {
     const note = (await owner.post('/api/notes', { title: 'searched kept' })).body;
-    const first = await owner.get('/api/search?q=searched');
     queries = [];
-    const again = await owner.get('/api/search?q=searched');
-    assert.equal(again.text, first.text);
+    const first = await owner.get('/api/search?q=searched');
+    const second = await owner.get('/api/search?q=searched');
+    assert.equal(queries.filter(isSearchQuery).length, 2, 'a search asked once is not kept');
+    queries = [];
+    const third = await owner.get('/api/search?q=searched');
+    assert.equal(second.text, first.text);
+    assert.equal(third.text, first.text);
     assert.deepEqual(queries.filter(isSearchQuery), [], 'no ranking while nothing changed');
+    await owner.get('/api/search?q=searched&limit=1');
     const fewer = await owner.get('/api/search?q=searched&limit=1');
-    assert.equal(queries.filter(isSearchQuery).length, 1, 'another limit is another ranking');
+    assert.equal(queries.filter(isSearchQuery).length, 2, 'another limit is another ranking');
     assert.equal(fewer.body.length, 1);
 
     await owner.patch(`/api/notes/${note.id}`, { title: 'searched, then changed' });
@@ -156,6 +161,8 @@ describe('kept lists', sqliteOnly, () => {
         await sent(userId);
         await sent(userId);
         for (const filter of FILTERS) await listNotes(db, userId, filter);
+        // Twice, so that each ranking is kept.
+        for (const q of SEARCHES) await found(search, userId, q);
         for (const q of SEARCHES) await found(search, userId, q);
       }
       const made = await make();
@@ -209,6 +216,7 @@ describe('kept lists', sqliteOnly, () => {
     const note = (await owner.post('/api/notes', { title: 'elsewhere' })).body;
     const searched = async () => (await owner.get('/api/search?q=elsewhere')).body.length as number;
     assert.equal(await searched(), 1);
+    assert.equal(await searched(), 1, 'kept from here');
     trashElsewhere(note.id);
     assert.equal(await searched(), 0);
   });

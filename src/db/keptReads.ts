@@ -28,8 +28,16 @@ export function keptWhileUnchanged<Answer extends object>(options: {
   maxSize: number;
   /** An answer's share of maxSize; its key's too where keys can be long (a search's words). */
   sizeOf: (answer: Answer, key: string) => number;
+  /**
+   * Keep an answer only when its key was read before under the same generation, for reads
+   * whose keys rarely repeat (a search's words): keeping every answer then costs more, in
+   * garbage collection of answers nobody asks for again, than the repeats save.
+   */
+  fromSecondRead?: boolean;
 }) {
   const kept = new WeakMap<Db, LRUCache<string, { generation: string; answer: Answer }>>();
+  // The keys read once, with their generation: strings only, the last SEEN_KEYS of them.
+  const seen = new WeakMap<Db, LRUCache<string, string>>();
   return async (db: Db, key: string, read: () => Promise<Answer>): Promise<Answer> => {
     const generation = generationStatement.get(db)?.row?.generation;
     if (generation === undefined) return read();
@@ -43,6 +51,17 @@ export function keptWhileUnchanged<Answer extends object>(options: {
     }
     const entry = answers.get(key);
     if (entry?.generation === generation) return entry.answer;
+    if (options.fromSecondRead) {
+      let seenKeys = seen.get(db);
+      if (!seenKeys) {
+        seenKeys = new LRUCache({ max: SEEN_KEYS });
+        seen.set(db, seenKeys);
+      }
+      if (seenKeys.get(key) !== generation) {
+        seenKeys.set(key, generation);
+        return read();
+      }
+    }
     // Kept under the generation read before the read: a change landing in between only makes
     // the next call read again, never serves an older answer.
     const answer = await read();
@@ -50,3 +69,6 @@ export function keptWhileUnchanged<Answer extends object>(options: {
     return answer;
   };
 }
+
+/** How many keys read once are remembered (fromSecondRead): at most ~1 MB of a search's words. */
+const SEEN_KEYS = 1_000;

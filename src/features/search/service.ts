@@ -38,12 +38,14 @@ export function createSearchService({
 }) {
   /**
    * Rankings kept while the database is unchanged, as lists are (decision 0027, "Searches"): the
-   * same search again costs one statement instead of the ranking. ~100 bytes a found note and
-   * one unit per 100 characters of words: at most ~2 MB.
+   * same search asked a third time costs one statement instead of the ranking (the second
+   * ranks and keeps). ~100 bytes a found note and one unit per 100 characters of words: at
+   * most ~2 MB.
    */
   const keptRankings = keptWhileUnchanged<readonly ListedNoteVersion[]>({
     maxSize: 20_000,
     sizeOf: (found, key) => found.length + 1 + Math.ceil(key.length / 100),
+    fromSecondRead: true,
   });
 
   /**
