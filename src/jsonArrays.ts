@@ -53,14 +53,6 @@ export async function* jsonArrayPieces<T>(
   yield [separator === OPEN ? EMPTY : CLOSE];
 }
 
-/** jsonArrayPieces with each group joined into one buffer: the chunks of a streamed array. */
-export async function* jsonArrayChunks<T>(
-  batches: AsyncIterable<readonly T[]>,
-  encodeItem: (item: T) => Buffer,
-): AsyncGenerator<Buffer> {
-  for await (const pieces of jsonArrayPieces(batches, encodeItem)) yield Buffer.concat(pieces);
-}
-
 /** The whole array of these items, in one buffer. */
 export function joinJsonArray(items: readonly Buffer[]): Buffer {
   if (items.length === 0) return EMPTY;

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sendJsonTextArray } from '../src/http/jsonArray.js';
-import { jsonArrayChunks } from '../src/jsonArrays.js';
+import { jsonArrayPieces } from '../src/jsonArrays.js';
 import { listBatches, noteViewBatches } from '../src/model/noteAnswers.js';
 import { createUserClient } from './helpers/client.js';
 import { isBackgroundQuery, useOwner, useServer } from './helpers/server.js';
@@ -147,13 +147,13 @@ describe('listBatches', () => {
 /** An item as the list sends it: UTF-8 JSON. */
 const encode = (item: unknown) => Buffer.from(JSON.stringify(item));
 
-/** The whole array jsonArrayChunks makes of `batches`, as text. */
+/** The whole array jsonArrayPieces makes of `batches`, as text. */
 async function arrayText<T>(
   batches: AsyncIterable<readonly T[]>,
   encodeItem: (item: T) => Buffer,
 ): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of jsonArrayChunks(batches, encodeItem)) chunks.push(chunk);
+  for await (const pieces of jsonArrayPieces(batches, encodeItem)) chunks.push(...pieces);
   return Buffer.concat(chunks).toString();
 }
 
@@ -237,7 +237,8 @@ describe('sendJsonTextArray', () => {
       yield [big, big, big];
     };
     const chunks: Buffer[] = [];
-    for await (const chunk of jsonArrayChunks(oneBatch(), encode)) chunks.push(chunk);
+    // Each group as the stream sends it: joined into one chunk.
+    for await (const pieces of jsonArrayPieces(oneBatch(), encode)) chunks.push(Buffer.concat(pieces));
     assert.equal(Buffer.concat(chunks).toString(), JSON.stringify([big, big, big]));
     assert.ok(
       chunks.every((chunk) => chunk.length < 2 * big.a.length),
