@@ -42,10 +42,12 @@ import type { ListNotesQuery } from './schemas.js';
 /**
  * Whole answers of kept lists (decision 0027, "Whole answers"): a list of at most
  * KEPT_LIST_BYTES, asked again while the database is unchanged, is sent from one buffer.
- * KEPT_LISTS_BYTES in all, least recently used out first.
+ * KEPT_LISTS_BYTES and KEPT_LISTS in all, least recently used out first: the count bounds the
+ * lists that cost little each (an empty list is 2 bytes, and a tag filter can name any word).
  */
 const KEPT_LIST_BYTES = 1024 * 1024;
 const KEPT_LISTS_BYTES = 8 * 1024 * 1024;
+const KEPT_LISTS = 1_000;
 
 /** What a listed note's answer adds to its text's bytes, about: its other fields (a guess on the safe side). */
 const ANSWER_FIELD_BYTES = 400;
@@ -146,6 +148,7 @@ export function createNotesService(deps: NotesDeps) {
   /** Kept lists answered once: the second answer of one is joined and kept (keptListAnswers). */
   const answeredLists = new WeakSet<readonly ListedNoteVersion[]>();
   const keptListAnswers = new LRUCache<readonly ListedNoteVersion[], { stamp: string | null; json: Buffer }>({
+    max: KEPT_LISTS,
     maxSize: KEPT_LISTS_BYTES,
     sizeCalculation: (kept) => kept.json.length,
   });
