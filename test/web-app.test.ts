@@ -308,7 +308,7 @@ describe('the Keep experience', { skip }, () => {
     await search.fill('LÍSBON');
     await eventually(async () => assert.deepEqual(await names(page), ['Trip']));
     await search.fill('e');
-    await eventually(async () => assert.ok((await names(page)).length >= 2));
+    await eventually(async () => assert.ok((await names(page)).length >= 2, 'two cards shown'));
     await page.getByRole('button', { name: 'Coral notes' }).click();
     await eventually(async () => assert.deepEqual(await names(page), ['Trip']));
     await page.getByRole('button', { name: 'Lists' }).click();

@@ -106,7 +106,7 @@ for (const [device, options] of [
       assert.equal(await box.inputValue(), 'one\ntwo');
       await composer.getByRole('button', { name: 'Close' }).click();
       await focus(page);
-      await eventually(async () => assert.ok(await byContent('one\ntwo')));
+      await eventually(async () => assert.ok(await byContent('one\ntwo'), 'the note is on the server'));
     });
   });
 }
@@ -219,5 +219,42 @@ describe('Edit labels', { skip }, () => {
     await labelNote.getByRole('button', { name: 'Done' }).click();
     await focus(page);
     await eventually(async () => assert.equal((await note('garden')).content, 'plant roses\n#flowers'));
+  });
+
+  it('a tick stays as clicked while its write waits, whatever renders the dialog meanwhile', async () => {
+    const card = page.getByRole('article', { name: 'Garden' });
+    await card.hover();
+    await card.getByRole('button', { name: 'Labels' }).click();
+    const labelNote = page.getByRole('dialog', { name: 'Label note' });
+    // Another transaction holds the device's database, as a sync writing pulled notes does.
+    await page.evaluate(async () => {
+      const stored = (await indexedDB.databases()).find((each) => each.name?.startsWith('keepsake-u'));
+      const db = await new Promise<IDBDatabase>((resolve) => {
+        indexedDB.open(stored!.name!).onsuccess = (event) =>
+          resolve((event.target as IDBOpenDBRequest).result);
+      });
+      const notes = db.transaction('notes', 'readwrite').objectStore('notes');
+      const state = window as unknown as { holding: boolean };
+      state.holding = true;
+      // Asks again whenever an answer comes, so that the transaction stays open.
+      void (async () => {
+        while (state.holding) await new Promise((answered) => (notes.count().onsuccess = answered));
+      })();
+    });
+    const ideas = labelNote.getByRole('checkbox', { name: 'ideas' });
+    await ideas.check();
+    // Typing renders the dialog again while the note is still without the label.
+    await labelNote.getByRole('textbox', { name: 'Enter label name' }).pressSequentially('tre');
+    assert.equal(await ideas.isChecked(), true);
+    assert.equal((await note('garden')).content, 'plant roses\n#flowers');
+    await page.evaluate(() => {
+      (window as unknown as { holding: boolean }).holding = false;
+    });
+    await labelNote.getByRole('button', { name: 'Done' }).click();
+    await focus(page);
+    await eventually(async () =>
+      assert.equal((await note('garden')).content, 'plant roses\n#flowers #ideas'),
+    );
+    assert.equal(await ideas.count(), 0);
   });
 });

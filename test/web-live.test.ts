@@ -194,7 +194,7 @@ describe('live: the stream refused', { skip }, () => {
     await page.goto(server.url);
     await page.getByRole('status').first().waitFor();
     await firstPull;
-    await eventually(() => assert.ok(refusals >= 1));
+    await eventually(() => assert.ok(refusals >= 1, 'refused at least once'));
 
     await owner.post('/api/notes', { title: 'Polled', content: '' });
     // No stream: nothing tells the app; the poll 30 s later does.

@@ -132,6 +132,35 @@ describe('web sync engine: outbox and push', () => {
     await device.engine.close();
   });
 
+  it('an update worked out from the note builds on every write before it, even one still running', async () => {
+    const userId = await userIdOf(owner);
+    const device = await openDevice(owner, userId);
+    const note = await device.engine.create({ content: 'plant roses' });
+    const seen: string[] = [];
+    const tag = (name: string) => (stands: { content: string }) => {
+      seen.push(stands.content);
+      return { content: `${stands.content}\n#${name}` };
+    };
+    // Two ticks in a row, the second asked for before the first is written (the "Label note"
+    // boxes): read when it was asked for, the second would write the text without the first tag.
+    await Promise.all([
+      device.engine.update(note.id, tag('ideas')),
+      device.engine.update(note.id, tag('flowers')),
+    ]);
+    assert.deepEqual(seen, ['plant roses', 'plant roses\n#ideas']);
+    assert.equal(device.engine.notes().get(note.id)?.content, 'plant roses\n#ideas\n#flowers');
+    // null changes nothing; a note the device does not know is not asked about.
+    await device.engine.syncNow();
+    await device.engine.update([note.id, '00000000-0000-4000-8000-000000000000'], (stands) => {
+      seen.push(stands.id);
+      return null;
+    });
+    assert.deepEqual(seen.slice(2), [note.id]);
+    assert.equal(device.engine.status().waiting, 0);
+    await assertConverged(device.engine, owner);
+    await device.engine.close();
+  });
+
   it('typing while a push is in flight makes no conflict copy of the device’s own text (D-SYNC-7)', async () => {
     const userId = await userIdOf(owner);
     let typeDuringPush: (() => Promise<void>) | undefined;
@@ -604,7 +633,9 @@ describe('web sync engine: the editor’s typing for a note gone meanwhile (save
     const other = await openDevice(owner, userId, { locks, channel, indexedDB: leader.indexedDB });
     const note = await leader.engine.create({ title: 'Tabs', content: 'x' });
     await leader.engine.syncNow();
-    await eventually(() => assert.ok(other.engine.notes().get(note.id)?.version));
+    await eventually(() =>
+      assert.ok(other.engine.notes().get(note.id)?.version, 'the other tab has the note'),
+    );
     const shown = other.engine.notes().get(note.id)!;
     await other.engine.update(note.id, { content: 'x y' });
     assert.equal((await owner.delete(`/api/notes/${note.id}`)).status, 200);
@@ -825,19 +856,21 @@ describe('web sync engine: when it syncs', () => {
     assert.equal(pollTimers(timers), 0, 'no polling while the stream is up');
 
     const elsewhere = await owner.post('/api/notes', { title: 'from another device', content: '' });
-    await eventually(() => assert.ok(device.engine.notes().has(elsewhere.body.id)));
+    await eventually(() => assert.ok(device.engine.notes().has(elsewhere.body.id), 'pulled on the hint'));
     assert.equal(pollTimers(timers), 0);
 
     // The stream drops: the slow poll runs while it is down, and the stream comes back with the
     // last event's id; what changed meanwhile arrives.
     streams.drop();
-    await eventually(() => assert.ok(retryTimer(timers)));
+    await eventually(() => assert.ok(retryTimer(timers), 'a retry is due'));
     assert.equal(pollTimers(timers), 1, 'polling while the stream is down');
     const meanwhile = await owner.post('/api/notes', { title: 'while it was down', content: '' });
     fireRetry(timers);
     await eventually(() => assert.equal(streams.open(), 1));
     assert.match(streams.lastEventIds.at(-1) ?? '', /^[\w-]+\.\d+$/, 'reconnects with Last-Event-ID');
-    await eventually(() => assert.ok(device.engine.notes().has(meanwhile.body.id)));
+    await eventually(() =>
+      assert.ok(device.engine.notes().has(meanwhile.body.id), 'pulled after reconnecting'),
+    );
     assert.equal(pollTimers(timers), 0, 'no polling once it is back');
     await device.engine.close();
     assert.equal(timers.pending.size, 0, 'close stops the timers');

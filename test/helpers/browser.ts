@@ -99,7 +99,11 @@ export async function compose(page: Page, text: string): Promise<void> {
   await card(page, text).waitFor();
 }
 
-/** Retries `check` until it passes (the app and the sync engine work asynchronously). */
+/**
+ * Retries `check` until it passes (the app and the sync engine work asynchronously). Give each
+ * assert.ok in a check a message: without one, node builds it by parsing the test's source, which
+ * under tsx (one long line) held the event loop for ~55 s, past any deadline.
+ */
 export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -57,8 +57,10 @@ export async function relabel(from: string, typed: string | null): Promise<void>
   if (!current) return;
   for (const note of [...current.notes().values()]) {
     if (!labelsOf(note).includes(from)) continue;
-    const fields = renameLabel(note, from, to);
-    if (Object.keys(fields).length > 0) await current.update(note.id, fields);
+    await current.update(note.id, (stands) => {
+      const fields = renameLabel(stands, from, to);
+      return Object.keys(fields).length > 0 ? fields : null;
+    });
   }
   const shown = route.value;
   if (shown.view === 'label' && shown.label === from)
@@ -70,9 +72,11 @@ export const labellingNote = signal<string | null>(null);
 
 /** Gives note `id` label `typed` (its hashtag on the trailing tags-only line) or takes it away. */
 export async function setLabel(id: string, typed: string, on: boolean): Promise<void> {
-  const current = engine.value;
-  const note = current?.notes().get(id);
   const name = labelName(typed);
-  if (!current || !note || name === '' || labelsOf(note).includes(name) === on) return;
-  await current.update(id, on ? { content: addLabel(note.content, name) } : renameLabel(note, name, null));
+  if (name === '') return;
+  // From the note as it stands when the write runs: a quick second tick builds on the first.
+  await engine.value?.update(id, (note) => {
+    if (labelsOf(note).includes(name) === on) return null;
+    return on ? { content: addLabel(note.content, name) } : renameLabel(note, name, null);
+  });
 }

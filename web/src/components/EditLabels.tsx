@@ -120,12 +120,24 @@ export function LabelNote() {
   const id = labellingNote.value;
   const note = id ? noteById(id) : undefined;
   const typed = useSignal('');
+  // The ticks whose writes are still running: a render before a write lands (a sync, another
+  // tab) shows the tick, not the note as it was.
+  const ticking = useSignal<ReadonlyMap<string, boolean>>(new Map());
   if (!id || !note) return null;
   const close = () => {
     labellingNote.value = null;
     typed.value = '';
   };
   const has = labelsOf(note);
+  const tick = (name: string, on: boolean) => {
+    ticking.value = new Map(ticking.value).set(name, on);
+    void setLabel(id, name, on).finally(() => {
+      if (ticking.value.get(name) !== on) return;
+      const left = new Map(ticking.value);
+      left.delete(name);
+      ticking.value = left;
+    });
+  };
   return (
     <Modal title="Label note" onClose={close}>
       <input
@@ -147,8 +159,8 @@ export function LabelNote() {
             <label>
               <input
                 type="checkbox"
-                checked={has.includes(name)}
-                onChange={(event) => void setLabel(id, name, event.currentTarget.checked)}
+                checked={ticking.value.get(name) ?? has.includes(name)}
+                onChange={(event) => tick(name, event.currentTarget.checked)}
               />{' '}
               {name}
             </label>

@@ -13,6 +13,7 @@ import { type TabMessage, Tabs } from './tabs.js';
 import type {
   EngineEvent,
   EngineOptions,
+  FieldsFromNote,
   LocalNote,
   NoteFields,
   SyncEngine,
@@ -24,6 +25,12 @@ import type {
 const FIRST_SCREEN = 100;
 
 const asArray = (ids: string | string[]) => (Array.isArray(ids) ? ids : [ids]);
+
+/** The update `from` works out for the note as it stands; null when there is no note or no change. */
+function updateFrom(from: FieldsFromNote, note: LocalNote | undefined): Edit | null {
+  const fields = note ? from(note) : null;
+  return fields ? { kind: 'update', fields } : null;
+}
 
 /**
  * The engine the UI holds (SyncEngine): its notes and status, and the person's edits. The jobs
@@ -87,8 +94,8 @@ class LocalSyncEngine implements SyncEngine {
     return note;
   }
 
-  update(ids: string | string[], fields: NoteFields): Promise<void> {
-    return this.edit(asArray(ids), { kind: 'update', fields });
+  update(ids: string | string[], fields: NoteFields | FieldsFromNote): Promise<void> {
+    return this.edit(asArray(ids), typeof fields === 'function' ? fields : { kind: 'update', fields });
   }
 
   deleteForever(ids: string | string[]): Promise<void> {
@@ -116,14 +123,15 @@ class LocalSyncEngine implements SyncEngine {
     return target;
   }
 
-  private async edit(ids: string[], edit: Edit) {
+  private async edit(ids: string[], edit: Edit | FieldsFromNote) {
     const timestamp = this.now();
     await this.store.write(ids, async (_tx, states) => {
       for (const id of ids) {
         const state = states.get(id)!;
+        const change = typeof edit === 'function' ? updateFrom(edit, localView(state, this.ownerId)) : edit;
         // An update or delete of a note this device does not know changes nothing.
-        if (edit.kind !== 'create' && !state.server && state.entries.length === 0) continue;
-        states.set(id, { ...state, entries: applyEdit(id, state, edit, timestamp) });
+        if (!change || (change.kind !== 'create' && !state.server && state.entries.length === 0)) continue;
+        states.set(id, { ...state, entries: applyEdit(id, state, change, timestamp) });
       }
     });
     this.loop.schedulePush();

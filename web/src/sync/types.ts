@@ -25,6 +25,9 @@ export interface ServerNote extends Omit<Note, 'reminder'> {
 export type NoteReminder = Omit<Reminder, 'nextAt'> & { nextAt?: string | null };
 export type ServerAttachment = Attachment;
 
+/** The fields to change, worked out from the note as it stands when the write runs. */
+export type FieldsFromNote = (note: LocalNote) => NoteFields | null;
+
 /** What the UI shows: the server copy with this device's unacknowledged changes applied. */
 export interface LocalNote extends ServerNote {
   pending: boolean;
@@ -90,8 +93,12 @@ export interface SyncEngine {
   subscribe(listener: (event: EngineEvent) => void): () => void;
   /** `id`: a uuid v4 made on the device (one is made when left out). */
   create(fields: NoteFields & { id?: string }): Promise<LocalNote>;
-  /** Many ids = one bulk action. */
-  update(ids: string | string[], fields: NoteFields): Promise<void>;
+  /**
+   * Many ids = one bulk action. `fields` may be worked out from the note as it stands when the
+   * write runs (after every earlier write), so that quick edits in a row build on each other;
+   * null changes nothing.
+   */
+  update(ids: string | string[], fields: NoteFields | FieldsFromNote): Promise<void>;
   deleteForever(ids: string | string[]): Promise<void>;
   /**
    * Tells the note's other users that this person opened (`here`) or closed it; false also when
