@@ -105,7 +105,7 @@ describe('the Keep experience', { skip }, () => {
       const trip = notes.find((note) => note.title === 'Trip')!;
       const call = notes.find((note) => note.title === '')!;
       // The newest on top: a smaller sortOrder.
-      assert.ok(call.sortOrder < trip.sortOrder);
+      assert.ok(call.sortOrder < trip.sortOrder, 'Call is above Trip');
     });
     await eventually(async () => assert.equal(await page.getByRole('status').textContent(), 'All saved'));
   });
@@ -593,7 +593,7 @@ describe('a long list: only the cards near the screen are in the page (decision 
         );
         assert.equal(await last.count(), 1);
         assert.equal(await first.count(), 0);
-        assert.ok((await page.getByRole('article').count()) < NOTES / 4);
+        assert.ok((await page.getByRole('article').count()) < NOTES / 4, 'only the cards in view');
       });
     await jumpsToTheLastCard();
 

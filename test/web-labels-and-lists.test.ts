@@ -17,6 +17,7 @@ import {
 } from './helpers/browser.js';
 import { useOwner, useServer } from './helpers/server.js';
 import { pullAll } from './helpers/sync.js';
+import { holdLocalDatabase } from './web-local-database.js';
 
 const browser = useBrowser();
 const server = useServer();
@@ -226,30 +227,14 @@ describe('Edit labels', { skip }, () => {
     await card.hover();
     await card.getByRole('button', { name: 'Labels' }).click();
     const labelNote = page.getByRole('dialog', { name: 'Label note' });
-    // Another transaction holds the device's database, as a sync writing pulled notes does.
-    await page.evaluate(async () => {
-      const stored = (await indexedDB.databases()).find((each) => each.name?.startsWith('keepsake-u'));
-      const db = await new Promise<IDBDatabase>((resolve) => {
-        indexedDB.open(stored!.name!).onsuccess = (event) =>
-          resolve((event.target as IDBOpenDBRequest).result);
-      });
-      const notes = db.transaction('notes', 'readwrite').objectStore('notes');
-      const state = window as unknown as { holding: boolean };
-      state.holding = true;
-      // Asks again whenever an answer comes, so that the transaction stays open.
-      void (async () => {
-        while (state.holding) await new Promise((answered) => (notes.count().onsuccess = answered));
-      })();
-    });
+    const letGo = await holdLocalDatabase(page);
     const ideas = labelNote.getByRole('checkbox', { name: 'ideas' });
     await ideas.check();
     // Typing renders the dialog again while the note is still without the label.
     await labelNote.getByRole('textbox', { name: 'Enter label name' }).pressSequentially('tre');
     assert.equal(await ideas.isChecked(), true);
     assert.equal((await note('garden')).content, 'plant roses\n#flowers');
-    await page.evaluate(() => {
-      (window as unknown as { holding: boolean }).holding = false;
-    });
+    await letGo();
     await labelNote.getByRole('button', { name: 'Done' }).click();
     await focus(page);
     await eventually(async () =>

@@ -91,7 +91,10 @@ describe('images', { skip }, () => {
     // The service worker precached the shell: the page can reload with the server gone.
     await page.evaluate(() => navigator.serviceWorker.ready);
     await eventually(async () =>
-      assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null)),
+      assert.ok(
+        await page.evaluate(() => navigator.serviceWorker.controller !== null),
+        'the service worker controls the page',
+      ),
     );
   });
   after(async () => {

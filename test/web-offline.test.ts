@@ -34,7 +34,10 @@ const browser = useBrowser({ args: [`--host-resolver-rules=MAP ${LAN_NAME} 127.0
 async function controlledByWorker(page: Page): Promise<void> {
   await page.evaluate(() => navigator.serviceWorker.ready);
   await eventually(async () =>
-    assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null)),
+    assert.ok(
+      await page.evaluate(() => navigator.serviceWorker.controller !== null),
+      'the service worker controls the page',
+    ),
   );
 }
 

@@ -412,7 +412,10 @@ describe('share target and app shortcuts', { skip }, () => {
     page = await openApp(context, server.url);
     await page.evaluate(() => navigator.serviceWorker.ready);
     await eventually(async () =>
-      assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null)),
+      assert.ok(
+        await page.evaluate(() => navigator.serviceWorker.controller !== null),
+        'the service worker controls the page',
+      ),
     );
   });
   after(() => context?.close());
@@ -468,7 +471,7 @@ describe('share target and app shortcuts', { skip }, () => {
     assert.equal(new URL(page.url()).search, '');
     await eventually(async () => {
       const shared = (await allNotes(owner)).find((note) => note.title === 'Shared page');
-      assert.ok(shared);
+      assert.ok(shared, 'shared');
       assert.deepEqual(
         shared.attachments.map((attachment) => attachment.filename),
         ['shot.png'],

@@ -113,7 +113,10 @@ describe('a reminder’s notification', { skip }, () => {
         pushedAt = Date.now();
         await push();
       }
-      assert.ok(shown.some((n) => n.data.noteId === payload.noteId));
+      assert.ok(
+        shown.some((n) => n.data.noteId === payload.noteId),
+        'the notification is shown',
+      );
       return shown;
     });
   }

@@ -62,7 +62,7 @@ describe('reminders in the web app', { skip }, () => {
     const stored = await eventually(async () => {
       const notes = await serverNotes(page, owner);
       const reminder = notes.find((note) => note.title === 'Call the dentist')!.reminder;
-      assert.ok(reminder);
+      assert.ok(reminder, 'the reminder is there');
       return reminder;
     });
     assert.equal(stored.repeat, 'weekly');
@@ -104,7 +104,7 @@ describe('reminders in the web app', { skip }, () => {
     const reminder = await eventually(async () => {
       const notes = await serverNotes(page, owner);
       const found = notes.find((note) => note.title === 'Water the plants')!.reminder;
-      assert.ok(found);
+      assert.ok(found, 'found');
       return found;
     }, 30_000);
     assert.equal(berlin(reminder.at), '2031-03-04 09:30');

@@ -120,7 +120,10 @@ describe('a shared computer', { skip }, () => {
     await page.evaluate(() => navigator.serviceWorker.ready);
     await page.reload();
     await eventually(async () =>
-      assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null)),
+      assert.ok(
+        await page.evaluate(() => navigator.serviceWorker.controller !== null),
+        'the service worker controls the page',
+      ),
     );
     await context.setOffline(true);
     await page.reload();

@@ -101,8 +101,9 @@ export async function compose(page: Page, text: string): Promise<void> {
 
 /**
  * Retries `check` until it passes (the app and the sync engine work asynchronously). Give each
- * assert.ok in a check a message: without one, node builds it by parsing the test's source, which
- * under tsx (one long line) held the event loop for ~55 s, past any deadline.
+ * assert.ok in a check a message: without one, node builds it from the call's source, and a test
+ * run with tsx (`node --import tsx --test`) has it parse the TypeScript, which held the event loop
+ * for ~55 s a failure, past any deadline. `npm test` runs compiled tests and is not affected.
  */
 export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -30,12 +30,15 @@ export async function updateNotes(ids: string[], fields: NoteFields, message?: s
   // Archived or trashed from its editor: the note leaves the view, and so does the editor.
   if ((fields.archived || fields.trashed) && editing.value && ids.includes(editing.value))
     editing.value = null;
-  await current().update(ids, fields);
+  const written = current().update(ids, fields);
+  // Offered at once, not once the device has written the change: a Ctrl+Z that quick undoes it.
+  // The device's writes run in the order they are asked for, so the undo's comes after.
   if (message && before) {
     showSnackbar(message, () => {
       for (const [id, old] of before) void current().update(id, old);
     });
   }
+  await written;
 }
 
 const count = (ids: string[], one: string, many: string) =>
