@@ -91,7 +91,7 @@ export interface SyncEngine {
   status(): SyncStatus;
   /** Changes from this tab, other tabs and pulls. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
-  /** `id`: a uuid v4 made on the device (one is made when left out). */
+  /** `id`: a UUID made on the device (a time-ordered one, newNoteId, when left out). */
   create(fields: NoteFields & { id?: string }): Promise<LocalNote>;
   /**
    * Many ids = one bulk action. `fields` may be worked out from the note as it stands when the
