@@ -8,7 +8,7 @@ import { transaction } from '../src/db/transaction.js';
 import { tempDataDir, useOwner, useServer } from './helpers/server.js';
 
 /**
- * Group commit (docs/decisions/0025-group-commit.md): writes that reach SQLite in the same turn
+ * Group commit (docs/decisions/0025-group-commit.md): writes that reach SQLite within two turns
  * share one transaction and are answered after its COMMIT; a failed write is answered as if alone.
  */
 describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, () => {
@@ -41,6 +41,16 @@ describe('group commit on SQLite', { skip: process.env.TEST_DATABASE_URL ? 'SQLi
     assert.deepEqual(await stored(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     assert.equal(commits() - commitsBefore, 1, 'one COMMIT for the ten writes');
     assert.ok(answeredAfter.every((count) => count === commitsBefore + 1));
+  });
+
+  it('a write asked for in the next turn of the event loop (a request read meanwhile) joins the group', async () => {
+    await sql`DELETE FROM grouped`.execute(database.db);
+    const commitsBefore = commits();
+    const first = insert(11);
+    const next = new Promise<unknown>((resolve) => setImmediate(() => resolve(insert(12))));
+    await Promise.all([first, next]);
+    assert.deepEqual(await stored(), [11, 12]);
+    assert.equal(commits() - commitsBefore, 1, 'one COMMIT for both writes');
   });
 
   it('answers a failed write as if alone: its writes are not stored, the others of its group are', async () => {
