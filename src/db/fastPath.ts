@@ -86,9 +86,21 @@ export function fastStatement<Params extends unknown[], Row>(text: string) {
     }
     return timed(connection, text, () => read(statement));
   }
-  return {
+  const reads = {
     get(db: Db, ...params: Params): FastRead<Row> {
       return run(db, (statement) => ({ row: statement.get(...params) }));
+    },
+    /**
+     * The row (undefined for none) from the fast path, or from `slow`, the same query through
+     * Kysely, when `db` has no fast path now.
+     */
+    getOr(
+      db: Db,
+      params: Params,
+      slow: () => Promise<Row | undefined>,
+    ): Row | undefined | Promise<Row | undefined> {
+      const fast = reads.get(db, ...params);
+      return fast ? fast.row : slow();
     },
     /** Every row, or undefined when `db` has no fast path. */
     all(db: Db, ...params: Params): Row[] | undefined {
@@ -99,6 +111,7 @@ export function fastStatement<Params extends unknown[], Row>(text: string) {
       return run(db, (statement) => statement.run(...params));
     },
   };
+  return reads;
 }
 
 /** How many write statement shapes fastWrite keeps prepared per connection. */

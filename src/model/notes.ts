@@ -184,9 +184,9 @@ const noteExistsStatement = fastStatement<[noteId: string], { id: string }>(
 );
 
 export async function noteExists(db: Db, noteId: string): Promise<boolean> {
-  const fast = noteExistsStatement.get(db, noteId);
-  if (fast) return fast.row !== undefined;
-  const row = await db.selectFrom('notes').select('id').where('id', '=', noteId).executeTakeFirst();
+  const row = await noteExistsStatement.getOr(db, [noteId], () =>
+    db.selectFrom('notes').select('id').where('id', '=', noteId).executeTakeFirst(),
+  );
   return row !== undefined;
 }
 

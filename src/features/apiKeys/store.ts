@@ -40,8 +40,7 @@ interface KeyUser {
 }
 
 export async function findKeyUser(db: Db, keyHash: string): Promise<KeyUser | undefined> {
-  const fast = keyUserStatement.get(db, keyHash);
-  return fast ? fast.row : findKeyUserWithKysely(db, keyHash);
+  return keyUserStatement.getOr(db, [keyHash], () => findKeyUserWithKysely(db, keyHash));
 }
 
 export async function findKeyUserWithKysely(db: Db, keyHash: string): Promise<KeyUser | undefined> {

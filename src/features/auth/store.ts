@@ -24,8 +24,9 @@ export async function findSessionUser(
   tokenHash: string,
   now: number,
 ): Promise<SessionUser | undefined> {
-  const fast = sessionUserStatement.get(db, tokenHash, now);
-  return fast ? fast.row : findSessionUserWithKysely(db, tokenHash, now);
+  return sessionUserStatement.getOr(db, [tokenHash, now], () =>
+    findSessionUserWithKysely(db, tokenHash, now),
+  );
 }
 
 export async function findSessionUserWithKysely(

@@ -83,10 +83,11 @@ export async function reminderOfNote(
   userId: number,
   noteId: string,
 ): Promise<ReminderRow | undefined> {
-  const fast = reminderOfNoteStatement.get(db, noteId, userId);
-  if (fast) return fast.row;
-  const [row] = await remindersOf(db, userId, [noteId]);
-  return row;
+  return reminderOfNoteStatement.getOr(
+    db,
+    [noteId, userId],
+    async () => (await remindersOf(db, userId, [noteId]))[0],
+  );
 }
 
 /**
@@ -103,14 +104,13 @@ const reminderStampStatement = fastStatement<[userId: number], { rows: number; r
 );
 
 export async function reminderStamp(db: Db, userId: number): Promise<{ rows: number; revisions: number }> {
-  const fast = reminderStampStatement.get(db, userId);
-  const row = fast
-    ? fast.row
-    : await db
-        .selectFrom('reminders')
-        .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.sum<number>('revision').as('revisions')])
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
+  const row = await reminderStampStatement.getOr(db, [userId], () =>
+    db
+      .selectFrom('reminders')
+      .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.sum<number>('revision').as('revisions')])
+      .where('user_id', '=', userId)
+      .executeTakeFirst(),
+  );
   return { rows: Number(row?.rows ?? 0), revisions: Number(row?.revisions ?? 0) };
 }
 
