@@ -40,6 +40,14 @@ function fastConnection(db: Db): Connection | undefined {
   return holder?.sqlite.inTransaction ? holder : undefined;
 }
 
+/**
+ * The SQLite connection a fast path may use for `db` now (none for another engine or beside an
+ * open transaction; see fastConnection): for keepers of reads (db/keptReads.ts).
+ */
+export function fastSqlite(db: Db): SQLite.Database | undefined {
+  return fastConnection(db)?.sqlite;
+}
+
 /** Runs `read`, timed and reported like Kysely's queries (metrics, the tests' query log). */
 function timed<Answer>(connection: Connection, text: string, read: () => Answer): Answer {
   const started = connection.onQuery ? performance.now() : 0;

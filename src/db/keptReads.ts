@@ -3,8 +3,9 @@
  * client polling its list of 1,000 notes made the server read and sort the same 1,000 rows on
  * every request; kept, the read costs one statement that tells whether anything changed.
  */
+import type SQLite from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { fastStatement } from './fastPath.js';
+import { fastSqlite, fastStatement } from './fastPath.js';
 import type { Db } from './types.js';
 
 /**
@@ -72,3 +73,103 @@ export function keptWhileUnchanged<Answer extends object>(options: {
 
 /** How many keys read once are remembered (fromSecondRead): at most ~1 MB of a search's words. */
 const SEEN_KEYS = 1_000;
+
+/** How often, at most, a keeper of rows asks whether another connection committed. */
+export const OTHER_CONNECTIONS_MS = 100;
+
+interface TableWatch<Row> {
+  /** Moves whenever a row of the watched tables changes. */
+  generation: number;
+  dataVersion: SQLite.Statement<[], number>;
+  lastDataVersion: number;
+  checkedAt: number;
+  rows: LRUCache<string, { generation: number; row: Row | undefined }>;
+}
+
+/** A keeper's call: synchronous when `read` is (a fast path's statement). */
+interface RowKeeper<Row> {
+  (db: Db, key: string, read: () => Row | undefined): Row | undefined;
+  (
+    db: Db,
+    key: string,
+    read: () => Row | undefined | Promise<Row | undefined>,
+  ): Row | undefined | Promise<Row | undefined>;
+}
+
+/**
+ * A keeper of single rows by key while the tables they are read from are unchanged: for a read
+ * asked on nearly every request from tables that rarely change (the session's user, the API
+ * key's, a note's reminder and attachments; docs/decisions/0048-kept-credentials.md). Unlike
+ * keptWhileUnchanged, a note's write does not end what is kept.
+ *
+ * A change made on this connection is seen at once: a TEMP trigger on each table (this
+ * connection's own, no part of the schema) calls back into JavaScript as each row changes,
+ * cascades included, committed or not (a change rolled back only costs one more read). A change
+ * another connection commits (a command run beside the server: reset-password) is seen through
+ * data_version, asked at most every OTHER_CONNECTIONS_MS: a kept row outlives such a change by
+ * at most that long. Where there is no fast path (PostgreSQL, or beside an open transaction)
+ * every call reads. The rows are shared and must not be changed.
+ */
+export function keptWhileTablesUnchanged<Row extends object>(options: {
+  /** Names this keeper's trigger function and triggers on the connection. */
+  name: string;
+  tables: readonly string[];
+  max: number;
+  /** Keep "no row" too (never for credentials: unknown tokens are an attacker's to choose). */
+  keepMissing?: boolean;
+}): RowKeeper<Row> {
+  const watches = new WeakMap<SQLite.Database, TableWatch<Row>>();
+  const watch = (sqlite: SQLite.Database): TableWatch<Row> => {
+    let found = watches.get(sqlite);
+    if (found) return found;
+    const dataVersion = sqlite.prepare<[], number>('SELECT data_version FROM pragma_data_version').pluck();
+    const created: TableWatch<Row> = {
+      generation: 0,
+      dataVersion,
+      lastDataVersion: dataVersion.get() as number,
+      checkedAt: performance.now(),
+      rows: new LRUCache({ max: options.max }),
+    };
+    const changed = `kept_rows_changed_${options.name}`;
+    sqlite.function(changed, { deterministic: false }, () => {
+      created.generation++;
+      return null;
+    });
+    for (const table of options.tables) {
+      for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
+        sqlite.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS kept_rows_${options.name}_${table}_${event.toLowerCase()}
+           AFTER ${event} ON main.${table} BEGIN SELECT ${changed}(); END`,
+        );
+      }
+    }
+    found = created;
+    watches.set(sqlite, found);
+    return found;
+  };
+  return ((db: Db, key: string, read: () => Row | undefined | Promise<Row | undefined>) => {
+    const sqlite = fastSqlite(db);
+    if (!sqlite) return read();
+    const tables = watch(sqlite);
+    const now = performance.now();
+    if (now - tables.checkedAt >= OTHER_CONNECTIONS_MS) {
+      tables.checkedAt = now;
+      const version = tables.dataVersion.get() as number;
+      if (version !== tables.lastDataVersion) {
+        tables.lastDataVersion = version;
+        tables.generation++;
+      }
+    }
+    // Kept under the generation read before the read: a change landing in between only makes
+    // the next call read again.
+    const generation = tables.generation;
+    const kept = tables.rows.get(key);
+    if (kept?.generation === generation) return kept.row;
+    const keep = (row: Row | undefined) => {
+      if (row || options.keepMissing) tables.rows.set(key, { generation, row });
+      return row;
+    };
+    const row = read();
+    return row instanceof Promise ? row.then(keep) : keep(row);
+  }) as RowKeeper<Row>;
+}

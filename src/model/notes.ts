@@ -1,7 +1,7 @@
 import { NoResultError, type Selectable, sql } from 'kysely';
 import { inJsonList } from '../db/dialect.js';
 import { fastInsert, fastRows, fastStatement, fastUpdate } from '../db/fastPath.js';
-import { keptWhileUnchanged } from '../db/keptReads.js';
+import { keptWhileTablesUnchanged, keptWhileUnchanged } from '../db/keptReads.js';
 import type { NotesTable } from '../db/schema.js';
 import type { Db } from '../db/types.js';
 import type { NoteFilter } from '../shared/api/notes.js';
@@ -168,15 +168,25 @@ const attachmentRowsStatement = fastStatement<[noteId: string], AttachmentRow>(
 export function noteRelationsFast(
   db: Db,
   noteId: string,
-): { tags: string[]; attachments: AttachmentRow[] } | undefined {
+): { tags: string[]; attachments: readonly AttachmentRow[] } | undefined {
   const tags = tagNamesStatement.all(db, noteId);
   const attachments = attachmentRowsFast(db, noteId);
   return tags && attachments && { tags: tags.map((tag) => tag.name), attachments };
 }
 
+/**
+ * Notes' attachments as last read, until an attachment changes (db/keptReads.ts, decision
+ * 0048): most notes have none, and every by-id read and write's answer asked.
+ */
+const keptAttachmentRows = keptWhileTablesUnchanged<readonly AttachmentRow[]>({
+  name: 'attachment_rows',
+  tables: ['attachments'],
+  max: 10_000,
+});
+
 /** A note's attachments as attachmentsByNote gives them; undefined when `db` has no fast path. */
-export function attachmentRowsFast(db: Db, noteId: string): AttachmentRow[] | undefined {
-  return attachmentRowsStatement.all(db, noteId);
+export function attachmentRowsFast(db: Db, noteId: string): readonly AttachmentRow[] | undefined {
+  return keptAttachmentRows(db, noteId, () => attachmentRowsStatement.all(db, noteId));
 }
 
 const noteExistsStatement = fastStatement<[noteId: string], { id: string }>(

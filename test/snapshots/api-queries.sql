@@ -19,8 +19,6 @@ select * from "users" where lower("email") = ? and "email" <> ?;
 insert into "sessions" ("token_hash", "user_id", "created_at", "expires_at") values (?, ?, ?, ?);
 
 -- POST /api/notes
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 INSERT INTO notes (id, owner_id, title, content, color, pinned, archived, trashed, checklist_mode, sort_order, trashed_at, created_at, updated_at, version, field_clock, field_versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
@@ -31,18 +29,13 @@ commit;
 SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
 -- GET /api/notes/{id}
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
    FROM notes n WHERE n.id = @noteId;
 SELECT t.name FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE nt.note_id = ? ORDER BY t.name;
 SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
 -- PATCH /api/notes/{id}
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
@@ -54,12 +47,8 @@ delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
-SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
 -- PATCH /api/notes/{id} (title, the same hashtags)
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
@@ -68,12 +57,8 @@ UPDATE notes SET title = ?, version = ?, updated_at = ?, field_clock = ?, field_
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 commit;
-SELECT * FROM attachments WHERE note_id = ? ORDER BY created_at, id;
-SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
 -- GET /api/notes
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) and "n"."archived" = ? and "n"."trashed" = ? order by "n"."pinned" desc, "n"."sort_order" asc, "n"."updated_at" desc, "n"."id" asc;
@@ -84,8 +69,6 @@ select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "nam
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- GET /api/search
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_version;
 
     SELECT term FROM temp.notes_fts_vocab
@@ -107,14 +90,10 @@ SELECT total_changes() || ':' || data_version AS generation FROM pragma_data_ver
 SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- GET /api/tags
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select distinct "t"."name" from "notes" as "n" inner join "note_tags" as "nt" on "nt"."note_id" = "n"."id" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "n"."trashed" = ? and (n.owner_id = ?
     OR n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?)) order by "t"."name";
 
 -- POST /api/notes/{id}/collaborators
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 select * from "users" where "id" = ?;
@@ -133,8 +112,6 @@ select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_
 SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- POST /api/notes/{id}/attachments
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
    FROM notes n WHERE n.id = @noteId;
@@ -145,8 +122,6 @@ update "notes" set "version" = ?, "updated_at" = ? where "id" = ?;
 commit;
 
 -- POST /api/notes/{id}/share
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 select * from "share_links" where "note_id" = ?;
@@ -158,8 +133,6 @@ select "n".* from "share_links" as "s" inner join "notes" as "n" on "n"."id" = "
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- POST /api/sync
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?));
 select distinct "note_id" from "note_tombstones" where "note_id" in (SELECT value FROM json_each(?));
@@ -171,8 +144,6 @@ insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "
 commit;
 
 -- GET /api/sync
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select "n"."id", "n"."doc_id", "n"."version", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.owner_id = ? and "n"."updated_at" >= ? union all select "n"."id", "n"."doc_id", "n"."version", "n"."updated_at", octet_length("n"."title") + octet_length("n"."content") as "bytes" from "notes" as "n" where n.id IN (SELECT note_id FROM note_collaborators WHERE user_id = ?) and ("n"."updated_at" >= ? or exists (select "c"."note_id" from "note_collaborators" as "c" where "c"."note_id" = "n"."id" and "c"."user_id" = ? and "c"."added_at" >= ?)) order by "updated_at", "id";
 select "note_id" from "reminders" where "user_id" = ? and "changed_at" >= ?;
 SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
@@ -182,13 +153,9 @@ select "nt"."note_id", group_concat("t"."name", '' order by "t"."name") as "nam
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) order by "created_at", "id";
 
 -- GET /api/sync/deleted
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 select "note_id", "deleted_at" from "note_tombstones" where "user_id" = ? and "deleted_at" >= ? order by "deleted_at", "note_id";
 
 -- POST /api/settings/api-keys
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 insert into "api_keys" ("id", "user_id", "name", "key_hash", "key_prefix", "scopes", "created_at", "last_used_at") values (?, ?, ?, ?, ?, ?, ?, ?);
 
 -- GET /api/notes (with an API key)
@@ -201,8 +168,6 @@ select "n"."id", "n"."doc_id", "n"."version", octet_length("n"."title") + octet_
 SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id = ?;
 
 -- DELETE /api/notes/{id}
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
 select "note_id" as "noteId", "user_id" as "userId" from "note_collaborators" where "note_id" in (SELECT value FROM json_each(?));
@@ -215,8 +180,6 @@ delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists
 commit;
 
 -- DELETE /api/users/{id}
-SELECT s.token_hash, s.expires_at, u.id, u.is_owner FROM sessions s
-   JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?;
 begin;
 select * from "users" where "id" = ?;
 select * from "notes" where "owner_id" = ?;

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
+import { keptWhileTablesUnchanged } from '../../db/keptReads.js';
 import type { ApiKeysTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
 
@@ -39,8 +40,17 @@ interface KeyUser {
   is_owner: number;
 }
 
+/** Keys' users as last read, until a key or user changes (db/keptReads.ts, decision 0048). */
+const keptKeyUsers = keptWhileTablesUnchanged<KeyUser>({
+  name: 'key_users',
+  tables: ['api_keys', 'users'],
+  max: 10_000,
+});
+
 export async function findKeyUser(db: Db, keyHash: string): Promise<KeyUser | undefined> {
-  return keyUserStatement.getOr(db, [keyHash], () => findKeyUserWithKysely(db, keyHash));
+  return keptKeyUsers(db, keyHash, () =>
+    keyUserStatement.getOr(db, [keyHash], () => findKeyUserWithKysely(db, keyHash)),
+  );
 }
 
 export async function findKeyUserWithKysely(db: Db, keyHash: string): Promise<KeyUser | undefined> {

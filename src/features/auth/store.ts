@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
+import { keptWhileTablesUnchanged } from '../../db/keptReads.js';
 import type { OidcLoginsTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
 
@@ -18,15 +19,27 @@ interface SessionUser {
   is_owner: number;
 }
 
+/**
+ * Sessions' users as last read, until a session or user changes (db/keptReads.ts): the session
+ * read was a tenth of a signed-in request's CPU (docs/decisions/0048-kept-credentials.md).
+ */
+const keptSessionUsers = keptWhileTablesUnchanged<SessionUser>({
+  name: 'session_users',
+  tables: ['sessions', 'users'],
+  max: 10_000,
+});
+
 /** The session's user, while the session has not expired: the start of every signed-in request. */
 export async function findSessionUser(
   db: Db,
   tokenHash: string,
   now: number,
 ): Promise<SessionUser | undefined> {
-  return sessionUserStatement.getOr(db, [tokenHash, now], () =>
-    findSessionUserWithKysely(db, tokenHash, now),
+  const row = await keptSessionUsers(db, tokenHash, () =>
+    sessionUserStatement.getOr(db, [tokenHash, now], () => findSessionUserWithKysely(db, tokenHash, now)),
   );
+  // A kept row was read before now: the session may have expired since.
+  return row && row.expires_at > now ? row : undefined;
 }
 
 export async function findSessionUserWithKysely(

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { inJsonList } from '../../db/dialect.js';
 import { fastStatement } from '../../db/fastPath.js';
+import { keptWhileTablesUnchanged } from '../../db/keptReads.js';
 import { noteChangedFor } from '../../db/noteChanges.js';
 import type { RemindersTable } from '../../db/schema.js';
 import type { Db } from '../../db/types.js';
@@ -77,16 +78,29 @@ const reminderOfNoteStatement = fastStatement<[noteId: string, userId: number], 
   'SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL',
 );
 
+/**
+ * Reminders of one note and user as last read, none included, until a reminder changes
+ * (db/keptReads.ts, decision 0048): most notes have none, and every one-note answer asks.
+ */
+const keptReminders = keptWhileTablesUnchanged<ReminderRow>({
+  name: 'reminders',
+  tables: ['reminders'],
+  max: 10_000,
+  keepMissing: true,
+});
+
 /** remindersOf for one note: a point read, what every one-note answer asks. */
 export async function reminderOfNote(
   db: Db,
   userId: number,
   noteId: string,
 ): Promise<ReminderRow | undefined> {
-  return reminderOfNoteStatement.getOr(
-    db,
-    [noteId, userId],
-    async () => (await remindersOf(db, userId, [noteId]))[0],
+  return keptReminders(db, `${userId} ${noteId}`, () =>
+    reminderOfNoteStatement.getOr(
+      db,
+      [noteId, userId],
+      async () => (await remindersOf(db, userId, [noteId]))[0],
+    ),
   );
 }
 
