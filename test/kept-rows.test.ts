@@ -11,11 +11,14 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import sharp from 'sharp';
-import { OTHER_CONNECTIONS_MS } from '../src/db/keptReads.js';
+import { type OpenSqliteDatabase, openDatabase } from '../src/db/connection.js';
+import { keptWhileTablesUnchanged, OTHER_CONNECTIONS_MS } from '../src/db/keptReads.js';
+import { transaction } from '../src/db/transaction.js';
 import { createApiKey, createUserClient, setupOwner, signIn, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
-import { ManualClock, startServer, useOwner, useServer } from './helpers/server.js';
+import { ManualClock, startServer, tempDataDir, useOwner, useServer } from './helpers/server.js';
 import { uploadImage } from './helpers/uploads.js';
 
 const isSessionRead = (sql: string) => /from "?sessions"?/i.test(sql);
@@ -165,5 +168,38 @@ describe('kept credentials', () => {
     }
     await sleep(OTHER_CONNECTIONS_MS);
     assert.equal((await client.get('/api/notes')).status, 401);
+  });
+});
+
+describe('a keeper of rows, inside a transaction', sqliteOnly, () => {
+  it('does not keep what a write later rolled back showed', async () => {
+    const database: OpenSqliteDatabase = await openDatabase(tempDataDir());
+    try {
+      database.sqlite.exec(
+        "CREATE TABLE kept_test (k TEXT PRIMARY KEY, v TEXT); INSERT INTO kept_test VALUES ('a', 'before')",
+      );
+      const keeper = keptWhileTablesUnchanged<{ v: string }>({
+        name: 'test_rows',
+        tables: ['kept_test'],
+        max: 10,
+      });
+      const read = () =>
+        database.sqlite.prepare<[], { v: string }>("SELECT v FROM kept_test WHERE k = 'a'").get();
+      assert.equal(keeper(database.db, 'a', read)?.v, 'before');
+      const refused = new Error('refused after writing');
+      const written = transaction(
+        database.db,
+        async (trx) => {
+          await sql`UPDATE kept_test SET v = 'rolled back' WHERE k = 'a'`.execute(trx);
+          assert.equal(keeper(trx, 'a', read)?.v, 'rolled back', 'the transaction sees its write');
+          throw refused;
+        },
+        { group: true },
+      );
+      await assert.rejects(written, refused);
+      assert.equal(keeper(database.db, 'a', read)?.v, 'before');
+    } finally {
+      await database.close();
+    }
   });
 });

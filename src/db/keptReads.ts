@@ -108,7 +108,8 @@ interface RowKeeper<Row> {
  * another connection commits (a command run beside the server: reset-password) is seen through
  * data_version, asked at most every OTHER_CONNECTIONS_MS: a kept row outlives such a change by
  * at most that long. Where there is no fast path (PostgreSQL, or beside an open transaction)
- * every call reads. The rows are shared and must not be changed.
+ * every call reads; a group commit's transaction may use what was kept before it, but what it
+ * reads is not kept. The rows are shared and must not be changed.
  */
 export function keptWhileTablesUnchanged<Row extends object>(options: {
   /** Names this keeper's trigger function and triggers on the connection. */
@@ -166,7 +167,9 @@ export function keptWhileTablesUnchanged<Row extends object>(options: {
     const kept = tables.rows.get(key);
     if (kept?.generation === generation) return kept.row;
     const keep = (row: Row | undefined) => {
-      if (row || options.keepMissing) tables.rows.set(key, { generation, row });
+      // Never what a transaction sees: a rollback, to its start or to a write's savepoint in
+      // group commit, undoes its changes without a trigger to say so.
+      if ((row || options.keepMissing) && !sqlite.inTransaction) tables.rows.set(key, { generation, row });
       return row;
     };
     const row = read();
