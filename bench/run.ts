@@ -129,6 +129,10 @@ async function runCorpus(corpus: CorpusName, seeded: SeedResult, scenarios: Scen
       log(`${scenario.name} …`);
       const result = await measure(server.url, requests.get(scenario)!, loadOptions(scenario, { cookie }));
       rows.push({ scenario, result });
+      // Which scenario raises the corpus's peak RSS (the docs give only the peak after them all).
+      log(
+        `  RSS after it ${server.rssMb().toFixed(0)} MiB, peak so far ${server.peakRssMb().toFixed(0)} MiB`,
+      );
     }
     return { rows, requests, startupMs: server.startupMs, peakRssMb: server.peakRssMb(), ceilingBodies };
   } finally {
