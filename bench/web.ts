@@ -24,6 +24,8 @@ const SCROLL_NOTES = 5_000;
 const SCROLL_STEP_PX = 200;
 /** A bound on the scroll's frames, should the end never come. */
 const SCROLL_MAX_FRAMES = 4_000;
+/** SCROLL_MAX_FRAMES at 20 frames a second: a scroll that takes longer has stopped drawing. */
+const SCROLL_TIMEOUT_MS = (SCROLL_MAX_FRAMES / 20) * 1000;
 
 interface WebOptions {
   quick: boolean;
@@ -182,7 +184,7 @@ interface ScrollRun {
 async function scrollToTheEnd(page: Page, lastTitle: string): Promise<ScrollRun> {
   await page.evaluate('window.scrollTo({ top: 0, behavior: "instant" })');
   // A string, run in the page: this module is also type-checked without the DOM (run.ts).
-  const run = await page.evaluate<Omit<ScrollRun, 'lastCardShown'>>(`new Promise((resolve) => {
+  const scrolled = page.evaluate<Omit<ScrollRun, 'lastCardShown'>>(`new Promise((resolve) => {
     const frames = [];
     let maxElements = 0;
     let stillFrames = 0;
@@ -207,6 +209,19 @@ async function scrollToTheEnd(page: Page, lastTitle: string): Promise<ScrollRun>
     };
     requestAnimationFrame(frame);
   })`);
+  // A page that stops drawing frames (Chromium once did so here, at 5,000 notes) would otherwise
+  // hold the run, and CI's quick run, forever.
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`scrolling did not end within ${SCROLL_TIMEOUT_MS} ms: the page stopped drawing frames`),
+        ),
+      SCROLL_TIMEOUT_MS,
+    );
+  });
+  const run = await Promise.race([scrolled, stalled]).finally(() => clearTimeout(timer));
   const last = page.getByRole('article', { name: lastTitle }).first();
   const lastCardShown = (await last.count()) > 0 && (await last.isVisible());
   return { ...run, lastCardShown };
