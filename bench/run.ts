@@ -107,7 +107,9 @@ interface CorpusRun {
 
 async function runCorpus(corpus: CorpusName, seeded: SeedResult, scenarios: Scenario[]): Promise<CorpusRun> {
   const server = await startServer(corpus);
-  log(`${corpus} server ready in ${server.startupMs.toFixed(0)} ms (pid ${server.pid})`);
+  log(
+    `${corpus} server ready in ${server.startupMs.toFixed(0)} ms (pid ${server.pid}, RSS ${server.rssMb().toFixed(0)} MiB)`,
+  );
   try {
     const cookie = await login(server.url);
     const context: ScenarioContext = {
