@@ -202,4 +202,35 @@ describe('a keeper of rows, inside a transaction', sqliteOnly, () => {
       await database.close();
     }
   });
+
+  it('still hears changes when first asked inside a transaction that rolled back', async () => {
+    const database: OpenSqliteDatabase = await openDatabase(tempDataDir());
+    try {
+      database.sqlite.exec(
+        "CREATE TABLE kept_first (k TEXT PRIMARY KEY, v TEXT); INSERT INTO kept_first VALUES ('a', 'before')",
+      );
+      const keeper = keptWhileTablesUnchanged<{ v: string }>({
+        name: 'first_rows',
+        tables: ['kept_first'],
+        max: 10,
+      });
+      const read = () =>
+        database.sqlite.prepare<[], { v: string }>("SELECT v FROM kept_first WHERE k = 'a'").get();
+      const refused = new Error('refused after reading');
+      const written = transaction(
+        database.db,
+        async (trx) => {
+          assert.equal(keeper(trx, 'a', read)?.v, 'before');
+          throw refused;
+        },
+        { group: true },
+      );
+      await assert.rejects(written, refused);
+      assert.equal(keeper(database.db, 'a', read)?.v, 'before');
+      await sql`UPDATE kept_first SET v = 'after' WHERE k = 'a'`.execute(database.db);
+      assert.equal(keeper(database.db, 'a', read)?.v, 'after', 'the change is heard');
+    } finally {
+      await database.close();
+    }
+  });
 });

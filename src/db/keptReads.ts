@@ -120,9 +120,12 @@ export function keptWhileTablesUnchanged<Row extends object>(options: {
   keepMissing?: boolean;
 }): RowKeeper<Row> {
   const watches = new WeakMap<SQLite.Database, TableWatch<Row>>();
-  const watch = (sqlite: SQLite.Database): TableWatch<Row> => {
+  /** The connection's watch, set up on first use; none yet inside a transaction. */
+  const watch = (sqlite: SQLite.Database): TableWatch<Row> | undefined => {
     let found = watches.get(sqlite);
-    if (found) return found;
+    // Triggers created inside a transaction go with its rollback (a group commit write's too),
+    // and what was kept would then never hear a change: they are created outside one.
+    if (found || sqlite.inTransaction) return found;
     const dataVersion = sqlite.prepare<[], number>('SELECT data_version FROM pragma_data_version').pluck();
     const created: TableWatch<Row> = {
       generation: 0,
@@ -150,8 +153,8 @@ export function keptWhileTablesUnchanged<Row extends object>(options: {
   };
   return ((db: Db, key: string, read: () => Row | undefined | Promise<Row | undefined>) => {
     const sqlite = fastSqlite(db);
-    if (!sqlite) return read();
-    const tables = watch(sqlite);
+    const tables = sqlite && watch(sqlite);
+    if (!sqlite || !tables) return read();
     const now = performance.now();
     if (now - tables.checkedAt >= OTHER_CONNECTIONS_MS) {
       tables.checkedAt = now;
