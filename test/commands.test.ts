@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { withServices } from '../src/cli/support.js';
+import { loadConfig } from '../src/config.js';
 import { createUserClient, ownerClientFor, TestClient } from './helpers/client.js';
-import { run } from './helpers/commands.js';
+import { databaseOf, run } from './helpers/commands.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const newPasswordIn = (output: string) => /New password for .*: (\S+)/.exec(output)?.[1];
@@ -31,6 +33,20 @@ describe('reset-password command', () => {
     assert.equal(old.status, 401);
     const fresh = await again.post('/api/auth/login', { email: 'alice@example.com', password });
     assert.equal(fresh.status, 200);
+  });
+
+  it('ends a session for the running server once a command that ends it returns, however quick its work', async () => {
+    // reset-password's scrypt takes ~0.1 s; a command's write can take a millisecond, well
+    // within the server's OTHER_CONNECTIONS_MS of keeping the session (decision 0048).
+    const { client: bob } = await createUserClient(server, 'bob@example.com', 'bob secret pass');
+    assert.equal((await bob.get('/api/notes')).status, 200);
+    const config = loadConfig({
+      DATA_DIR: server.dataDir,
+      LOG_LEVEL: 'silent',
+      ...(await databaseOf(server)),
+    });
+    await withServices(config, (_services, db) => db.deleteFrom('sessions').execute());
+    assert.equal((await bob.get('/api/notes')).status, 401, 'the session ended by the command is refused');
   });
 
   it('resets the owner with --owner, whatever its email', async () => {

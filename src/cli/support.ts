@@ -1,8 +1,11 @@
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { parseArgs } from 'node:util';
 import { type Actor, sessionActor } from '../actor.js';
 import { buildServices, openDataDir } from '../app.js';
 import type { Config } from '../config.js';
+import { fastSqlite } from '../db/fastPath.js';
+import { OTHER_CONNECTIONS_MS } from '../db/keptReads.js';
 import type { Db } from '../db/types.js';
 import { errors } from '../errors.js';
 import { findOwner, findUserByEmail } from '../model/users.js';
@@ -27,6 +30,9 @@ export class UsageError extends Error {}
 /** Prints a line to the person running the command; tests capture it. */
 export const print = (line: string) => console.log(line);
 
+/** Timers may fire up to a millisecond early on another process's monotonic clock. */
+const SLACK_MS = 5;
+
 /** Opens DATA_DIR's database for one command's work and closes it afterwards. */
 export async function withServices<T>(
   config: Config,
@@ -43,7 +49,12 @@ export async function withServices<T>(
       log,
       quota,
     });
-    return await work(services, database.db);
+    const result = await work(services, database.db);
+    // A running server sees another connection's commit within OTHER_CONNECTIONS_MS (the rows
+    // it keeps, decision 0048): the command returns only then, so that once it says a session
+    // has ended, the server refuses it (PostgreSQL's servers read every time).
+    if (fastSqlite(database.db)) await sleep(OTHER_CONNECTIONS_MS + SLACK_MS);
+    return result;
   } finally {
     await database.close();
   }
