@@ -4,7 +4,8 @@
  * key's user, a note's reminder and its attachments, kept through note writes. From the
  * attacker's side: a credential ended in any way is refused on its very next request when this
  * server ends it, and within OTHER_CONNECTIONS_MS when a command beside the server does. A
- * reminder or attachment changed shows in the note's next answer.
+ * reminder or attachment changed shows in the note's next answer. A note read by id again runs
+ * no statement, and shows a change to the note or its collaborators on the next read.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -30,7 +31,7 @@ const withKey = (client: TestClient, key: string) => ({
     client.request('GET', url, { headers: { cookie: '', authorization: `Bearer ${key}` } }),
 });
 
-describe('kept credentials', () => {
+describe('kept credentials and reads by id', () => {
   let queries: string[] = [];
   const server = useServer({ onQuery: (sql) => queries.push(sql) });
   const owner = useOwner(server);
@@ -158,16 +159,75 @@ describe('kept credentials', () => {
   });
 
   it('refuses a session another connection ended, within OTHER_CONNECTIONS_MS', sqliteOnly, async () => {
-    const { client } = await newUser();
+    const { client, userId } = await newUser();
     assert.equal((await client.get('/api/notes')).status, 200);
     const elsewhere = new SQLite(path.join(server.dataDir, 'notes.db'));
     try {
-      elsewhere.prepare('DELETE FROM sessions').run();
+      elsewhere.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
     } finally {
       elsewhere.close();
     }
     await sleep(OTHER_CONNECTIONS_MS);
     assert.equal((await client.get('/api/notes')).status, 401);
+  });
+
+  // One collaborator for the reads by id: each new user signs in, and sign-ins are rate limited.
+  let collaborator: Awaited<ReturnType<typeof newUser>> | undefined;
+  /** A new note of the owner's that the collaborator may read, read once by each. */
+  const sharedNote = async () => {
+    collaborator ??= await newUser();
+    const reader = collaborator;
+    const note = (await owner.post('/api/notes', { title: 'shared' })).body;
+    const added = await owner.post(`/api/notes/${note.id}/collaborators`, { userId: reader.userId });
+    assert.equal(added.status, 201);
+    assert.equal((await reader.client.get(`/api/notes/${note.id}`)).status, 200);
+    assert.equal((await owner.get(`/api/notes/${note.id}`)).status, 200);
+    return { note, reader: reader.client, readerId: reader.userId };
+  };
+
+  it(
+    'runs no statement for a note read again while notes and collaborations are unchanged',
+    sqliteOnly,
+    async () => {
+      const { note, reader } = await sharedNote();
+      queries = [];
+      const again = await reader.get(`/api/notes/${note.id}`);
+      assert.equal(again.status, 200);
+      assert.equal(again.body.title, 'shared');
+      assert.deepEqual(queries, [], 'no statement');
+    },
+  );
+
+  it("refuses a collaborator's next read once the owner removes her, or deletes the note", async () => {
+    const { note, reader, readerId } = await sharedNote();
+    const removed = await owner.delete(`/api/notes/${note.id}/collaborators?userId=${readerId}`);
+    assert.equal(removed.status, 200);
+    assert.equal((await reader.get(`/api/notes/${note.id}`)).status, 404, 'removed');
+
+    const other = await sharedNote();
+    assert.equal((await owner.delete(`/api/notes/${other.note.id}`)).status, 200);
+    assert.equal((await other.reader.get(`/api/notes/${other.note.id}`)).status, 404, 'deleted');
+    assert.equal((await owner.get(`/api/notes/${other.note.id}`)).status, 404, "deleted, the owner's");
+  });
+
+  it("shows the owner's edit in a collaborator's next read", async () => {
+    const { note, reader } = await sharedNote();
+    const edited = await owner.patch(`/api/notes/${note.id}`, { title: 'shared, edited' });
+    const read = await reader.get(`/api/notes/${note.id}`);
+    assert.equal(read.body.title, 'shared, edited');
+    assert.equal(read.headers.get('etag'), `"${edited.body.version}"`);
+  });
+
+  it('shows an edit another connection committed, within OTHER_CONNECTIONS_MS', sqliteOnly, async () => {
+    const { note, reader } = await sharedNote();
+    const elsewhere = new SQLite(path.join(server.dataDir, 'notes.db'));
+    try {
+      elsewhere.prepare("UPDATE notes SET color = 'teal', version = version + 1 WHERE id = ?").run(note.id);
+    } finally {
+      elsewhere.close();
+    }
+    await sleep(OTHER_CONNECTIONS_MS);
+    assert.equal((await reader.get(`/api/notes/${note.id}`)).body.color, 'teal');
   });
 });
 

@@ -78,12 +78,39 @@ const SEEN_KEYS = 1_000;
 export const OTHER_CONNECTIONS_MS = 100;
 
 interface TableWatch<Row> {
-  /** Moves whenever a row of the watched tables changes. */
+  /** Moves whenever a row of the watched tables changes on this connection. */
   generation: number;
+  rows: LRUCache<string, { generation: number; commits: number; row: Row | undefined }>;
+}
+
+/** Another connection's commits as this connection has seen them, asked once for all keepers. */
+interface OtherCommits {
   dataVersion: SQLite.Statement<[], number>;
   lastDataVersion: number;
   checkedAt: number;
-  rows: LRUCache<string, { generation: number; row: Row | undefined }>;
+  /** Moves whenever data_version was seen to move. */
+  count: number;
+}
+
+const otherCommitsByConnection = new WeakMap<SQLite.Database, OtherCommits>();
+
+/** How many times another connection was seen to commit, asked at most every OTHER_CONNECTIONS_MS. */
+function otherCommits(sqlite: SQLite.Database): number {
+  let others = otherCommitsByConnection.get(sqlite);
+  const now = performance.now();
+  if (!others) {
+    const dataVersion = sqlite.prepare<[], number>('SELECT data_version FROM pragma_data_version').pluck();
+    others = { dataVersion, lastDataVersion: dataVersion.get() as number, checkedAt: now, count: 0 };
+    otherCommitsByConnection.set(sqlite, others);
+  } else if (now - others.checkedAt >= OTHER_CONNECTIONS_MS) {
+    others.checkedAt = now;
+    const version = others.dataVersion.get() as number;
+    if (version !== others.lastDataVersion) {
+      others.lastDataVersion = version;
+      others.count++;
+    }
+  }
+  return others.count;
 }
 
 /** A keeper's call: synchronous when `read` is (a fast path's statement). */
@@ -126,14 +153,7 @@ export function keptWhileTablesUnchanged<Row extends object>(options: {
     // Triggers created inside a transaction go with its rollback (a group commit write's too),
     // and what was kept would then never hear a change: they are created outside one.
     if (found || sqlite.inTransaction) return found;
-    const dataVersion = sqlite.prepare<[], number>('SELECT data_version FROM pragma_data_version').pluck();
-    const created: TableWatch<Row> = {
-      generation: 0,
-      dataVersion,
-      lastDataVersion: dataVersion.get() as number,
-      checkedAt: performance.now(),
-      rows: new LRUCache({ max: options.max }),
-    };
+    const created: TableWatch<Row> = { generation: 0, rows: new LRUCache({ max: options.max }) };
     const changed = `kept_rows_changed_${options.name}`;
     sqlite.function(changed, { deterministic: false }, () => {
       created.generation++;
@@ -155,24 +175,18 @@ export function keptWhileTablesUnchanged<Row extends object>(options: {
     const sqlite = fastSqlite(db);
     const tables = sqlite && watch(sqlite);
     if (!sqlite || !tables) return read();
-    const now = performance.now();
-    if (now - tables.checkedAt >= OTHER_CONNECTIONS_MS) {
-      tables.checkedAt = now;
-      const version = tables.dataVersion.get() as number;
-      if (version !== tables.lastDataVersion) {
-        tables.lastDataVersion = version;
-        tables.generation++;
-      }
-    }
-    // Kept under the generation read before the read: a change landing in between only makes
+    const commits = otherCommits(sqlite);
+    // Kept under the generations read before the read: a change landing in between only makes
     // the next call read again.
     const generation = tables.generation;
     const kept = tables.rows.get(key);
-    if (kept?.generation === generation) return kept.row;
+    if (kept?.generation === generation && kept.commits === commits) return kept.row;
     const keep = (row: Row | undefined) => {
       // Never what a transaction sees: a rollback, to its start or to a write's savepoint in
       // group commit, undoes its changes without a trigger to say so.
-      if ((row || options.keepMissing) && !sqlite.inTransaction) tables.rows.set(key, { generation, row });
+      if ((row || options.keepMissing) && !sqlite.inTransaction) {
+        tables.rows.set(key, { generation, commits, row });
+      }
       return row;
     };
     const row = read();

@@ -1,7 +1,15 @@
 import { type Actor, canWrite } from '../actor.js';
+import { keptWhileTablesUnchanged } from '../db/keptReads.js';
 import type { Db } from '../db/types.js';
 import { errors } from '../errors.js';
-import { type FoundNote, findNotesWithRole, findNoteWithRole, type NoteRole, type NoteRow } from './notes.js';
+import {
+  type FoundNote,
+  findNotesWithRole,
+  findNoteWithRole,
+  findNoteWithRoleFast,
+  type NoteRole,
+  type NoteRow,
+} from './notes.js';
 
 /**
  * What the caller wants to do with a note (D-COLLAB-1):
@@ -123,6 +131,43 @@ export async function requireNoteAccess<A extends NoteAction>(
   if (decision.allowed) return decision;
   const reason = decision.reason === 'forbidden' && options.forbiddenAsNotFound ? 'hidden' : decision.reason;
   throw denialError(reason, action);
+}
+
+/** What names the answer of a note's version (the key of the note answers' cache). */
+type ReadableNote = Pick<NoteRow, 'doc_id' | 'version'>;
+
+/**
+ * Which version of a note each reader may read, until a note or a collaboration changes
+ * (db/keptReads.ts): with the answer of that version kept, a read by id runs no statement at
+ * all (docs/decisions/0048-kept-credentials.md). Only what was allowed is kept: ids that find
+ * nothing are an attacker's to choose.
+ */
+const keptReadableNotes = keptWhileTablesUnchanged<ReadableNote>({
+  name: 'readable_notes',
+  tables: ['notes', 'note_collaborators'],
+  max: 10_000,
+});
+
+/**
+ * The version of a note the actor may read, as decideNoteAccess decides it, kept between calls
+ * on SQLite, with the row when it was read now (not when kept); undefined when it is not known
+ * this way (PostgreSQL, or not allowed): then requireNoteAccess decides, and says why.
+ */
+export function readableNoteVersion(
+  db: Db,
+  actor: Actor,
+  noteId: string,
+): { readable: ReadableNote; note?: AuthorizedNote<'read'> } | undefined {
+  const id = noteId.toLowerCase();
+  let note: AuthorizedNote<'read'> | undefined;
+  const readable = keptReadableNotes(db, `${actor.userId}:${id}`, () => {
+    const fast = findNoteWithRoleFast(db, id, actor.userId);
+    const decision = fast && decideNoteAccess(actor, fast.found, 'read');
+    if (!decision?.allowed) return undefined;
+    note = decision.note;
+    return { doc_id: note.doc_id, version: note.version };
+  });
+  return readable && { readable, note };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
 import { joinJsonArray } from '../../jsonArrays.js';
 import type { AttachmentRow } from '../../model/attachments.js';
-import { notesToDeleteBySystemRule, requireNoteAccess } from '../../model/noteAccess.js';
+import { notesToDeleteBySystemRule, readableNoteVersion, requireNoteAccess } from '../../model/noteAccess.js';
 import {
   collectBatches,
   createNoteJsonCache,
@@ -343,9 +343,16 @@ export function createNotesService(deps: NotesDeps) {
      * is one (the cache knows no reader, so the access decision comes first, as in get).
      */
     async getJson(actor: Actor, noteId: string): Promise<{ version: number; json: Buffer }> {
-      const { note } = await requireNoteAccess(db, actor, noteId, 'read');
-      const json = await noteJsonOf(db, note, noteJson);
-      return { version: note.version, json: spliceReminder(json, await reminderOf(actor.userId, note.id)) };
+      // The version the reader may read, kept, with its answer kept: then no statement runs.
+      const kept = readableNoteVersion(db, actor, noteId);
+      let json = kept && noteJson.get(kept.readable);
+      let version = kept?.readable.version ?? 0;
+      if (!json) {
+        const note = kept?.note ?? (await requireNoteAccess(db, actor, noteId, 'read')).note;
+        json = await noteJsonOf(db, note, noteJson);
+        version = note.version;
+      }
+      return { version, json: spliceReminder(json, await reminderOf(actor.userId, noteId.toLowerCase())) };
     },
 
     async create(actor: Actor, input: NoteInput, origin: NoteOrigin = {}): Promise<Note> {
