@@ -70,6 +70,9 @@ export function startCheckpointer(
   let idle = 0;
   // A worker stopped for want of writes may still be closing its connection when the server stops.
   let stopping: Promise<void> = Promise.resolve();
+  // After a failure no worker starts again; after stop() nobody is told of one.
+  let failed = false;
+  let stopped = false;
 
   const start = (): Running => {
     const worker = new Worker(WORKER_SOURCE, {
@@ -79,9 +82,13 @@ export function startCheckpointer(
     worker.unref();
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     // What a worker throws arrives as a plain object (a SqliteError is not cloned as an Error).
+    // A worker stopped for want of writes before its failure arrived (one that could not open
+    // the database, on a machine slow to start threads) is a failure too: the next would fail
+    // the same way, and the WAL would grow meanwhile.
     worker.once('error', () => {
-      if (current?.worker !== worker) return;
-      current = undefined;
+      if (failed || stopped) return;
+      failed = true;
+      if (current?.worker === worker) current = undefined;
       clearInterval(timer);
       onFailure();
     });
@@ -96,6 +103,7 @@ export function startCheckpointer(
   };
 
   const tick = () => {
+    if (failed) return;
     const changed = rowsChanged();
     if (changed !== seen) {
       seen = changed;
@@ -116,6 +124,7 @@ export function startCheckpointer(
       return current !== undefined;
     },
     async stop() {
+      stopped = true;
       clearInterval(timer);
       const running = current;
       current = undefined;
