@@ -70,7 +70,8 @@ export function startCheckpointer(
   let idle = 0;
   // A worker stopped for want of writes may still be closing its connection when the server stops.
   let stopping: Promise<void> = Promise.resolve();
-  // After a failure no worker starts again; after stop() nobody is told of one.
+  // A failure is told once (a worker still stopping may fail too; the timer that would start
+  // another is cleared), and after stop() not at all.
   let failed = false;
   let stopped = false;
 
@@ -103,7 +104,6 @@ export function startCheckpointer(
   };
 
   const tick = () => {
-    if (failed) return;
     const changed = rowsChanged();
     if (changed !== seen) {
       seen = changed;
