@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { withServices } from '../src/cli/support.js';
-import { loadConfig } from '../src/config.js';
 import { createUserClient, ownerClientFor, TestClient } from './helpers/client.js';
-import { databaseOf, run } from './helpers/commands.js';
+import { commandConfig, run } from './helpers/commands.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 const newPasswordIn = (output: string) => /New password for .*: (\S+)/.exec(output)?.[1];
@@ -40,11 +39,7 @@ describe('reset-password command', () => {
     // within the server's OTHER_CONNECTIONS_MS of keeping the session (decision 0048).
     const { client: bob } = await createUserClient(server, 'bob@example.com', 'bob secret pass');
     assert.equal((await bob.get('/api/notes')).status, 200);
-    const config = loadConfig({
-      DATA_DIR: server.dataDir,
-      LOG_LEVEL: 'silent',
-      ...(await databaseOf(server)),
-    });
+    const config = await commandConfig(server.dataDir);
     await withServices(config, (_services, db) => db.deleteFrom('sessions').execute());
     assert.equal((await bob.get('/api/notes')).status, 401, 'the session ended by the command is refused');
   });

@@ -17,6 +17,7 @@ import sharp from 'sharp';
 import { type OpenSqliteDatabase, openDatabase } from '../src/db/connection.js';
 import { keptWhileTablesUnchanged, OTHER_CONNECTIONS_MS } from '../src/db/keptReads.js';
 import { transaction } from '../src/db/transaction.js';
+import type { Db } from '../src/db/types.js';
 import { createApiKey, createUserClient, setupOwner, signIn, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { ManualClock, startServer, tempDataDir, useOwner, useServer } from './helpers/server.js';
@@ -37,6 +38,15 @@ describe('kept credentials and reads by id', () => {
   const owner = useOwner(server);
   let users = 0;
   const newUser = () => createUserClient(server, `kept${++users}@example.com`, 'kept secret');
+  /** Runs one statement on a connection of its own, as a command beside the server would. */
+  const onAnotherConnection = (statement: string, ...params: unknown[]) => {
+    const elsewhere = new SQLite(path.join(server.dataDir, 'notes.db'));
+    try {
+      elsewhere.prepare(statement).run(...params);
+    } finally {
+      elsewhere.close();
+    }
+  };
 
   it(
     'reads a session once while sessions and users are unchanged, through note writes',
@@ -161,12 +171,7 @@ describe('kept credentials and reads by id', () => {
   it('refuses a session another connection ended, within OTHER_CONNECTIONS_MS', sqliteOnly, async () => {
     const { client, userId } = await newUser();
     assert.equal((await client.get('/api/notes')).status, 200);
-    const elsewhere = new SQLite(path.join(server.dataDir, 'notes.db'));
-    try {
-      elsewhere.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
-    } finally {
-      elsewhere.close();
-    }
+    onAnotherConnection('DELETE FROM sessions WHERE user_id = ?', userId);
     await sleep(OTHER_CONNECTIONS_MS);
     assert.equal((await client.get('/api/notes')).status, 401);
   });
@@ -220,77 +225,73 @@ describe('kept credentials and reads by id', () => {
 
   it('shows an edit another connection committed, within OTHER_CONNECTIONS_MS', sqliteOnly, async () => {
     const { note, reader } = await sharedNote();
-    const elsewhere = new SQLite(path.join(server.dataDir, 'notes.db'));
-    try {
-      elsewhere.prepare("UPDATE notes SET color = 'teal', version = version + 1 WHERE id = ?").run(note.id);
-    } finally {
-      elsewhere.close();
-    }
+    onAnotherConnection("UPDATE notes SET color = 'teal', version = version + 1 WHERE id = ?", note.id);
     await sleep(OTHER_CONNECTIONS_MS);
     assert.equal((await reader.get(`/api/notes/${note.id}`)).body.color, 'teal');
   });
 });
 
+/** A fresh database whose table `table` holds k 'a' = 'before', a keeper of its rows, a read of 'a'. */
+async function withKeptTable(
+  table: string,
+  test: (kept: {
+    db: Db;
+    keeper: ReturnType<typeof keptWhileTablesUnchanged<{ v: string }>>;
+    read: () => { v: string } | undefined;
+  }) => Promise<void>,
+) {
+  const database: OpenSqliteDatabase = await openDatabase(tempDataDir());
+  try {
+    database.sqlite.exec(
+      `CREATE TABLE ${table} (k TEXT PRIMARY KEY, v TEXT); INSERT INTO ${table} VALUES ('a', 'before')`,
+    );
+    const keeper = keptWhileTablesUnchanged<{ v: string }>({
+      name: `${table}_rows`,
+      tables: [table],
+      max: 10,
+    });
+    const read = () =>
+      database.sqlite.prepare<[], { v: string }>(`SELECT v FROM ${table} WHERE k = 'a'`).get();
+    await test({ db: database.db, keeper, read });
+  } finally {
+    await database.close();
+  }
+}
+
+/** Runs `work` in a group commit's transaction that then fails, so that it is rolled back. */
+async function rolledBack(db: Db, work: (trx: Db) => Promise<void>) {
+  const refused = new Error('refused after the work');
+  const written = transaction(
+    db,
+    async (trx) => {
+      await work(trx);
+      throw refused;
+    },
+    { group: true },
+  );
+  await assert.rejects(written, refused);
+}
+
 describe('a keeper of rows, inside a transaction', sqliteOnly, () => {
   it('does not keep what a write later rolled back showed', async () => {
-    const database: OpenSqliteDatabase = await openDatabase(tempDataDir());
-    try {
-      database.sqlite.exec(
-        "CREATE TABLE kept_test (k TEXT PRIMARY KEY, v TEXT); INSERT INTO kept_test VALUES ('a', 'before')",
-      );
-      const keeper = keptWhileTablesUnchanged<{ v: string }>({
-        name: 'test_rows',
-        tables: ['kept_test'],
-        max: 10,
+    await withKeptTable('kept_test', async ({ db, keeper, read }) => {
+      assert.equal(keeper(db, 'a', read)?.v, 'before');
+      await rolledBack(db, async (trx) => {
+        await sql`UPDATE kept_test SET v = 'rolled back' WHERE k = 'a'`.execute(trx);
+        assert.equal(keeper(trx, 'a', read)?.v, 'rolled back', 'the transaction sees its write');
       });
-      const read = () =>
-        database.sqlite.prepare<[], { v: string }>("SELECT v FROM kept_test WHERE k = 'a'").get();
-      assert.equal(keeper(database.db, 'a', read)?.v, 'before');
-      const refused = new Error('refused after writing');
-      const written = transaction(
-        database.db,
-        async (trx) => {
-          await sql`UPDATE kept_test SET v = 'rolled back' WHERE k = 'a'`.execute(trx);
-          assert.equal(keeper(trx, 'a', read)?.v, 'rolled back', 'the transaction sees its write');
-          throw refused;
-        },
-        { group: true },
-      );
-      await assert.rejects(written, refused);
-      assert.equal(keeper(database.db, 'a', read)?.v, 'before');
-    } finally {
-      await database.close();
-    }
+      assert.equal(keeper(db, 'a', read)?.v, 'before');
+    });
   });
 
   it('still hears changes when first asked inside a transaction that rolled back', async () => {
-    const database: OpenSqliteDatabase = await openDatabase(tempDataDir());
-    try {
-      database.sqlite.exec(
-        "CREATE TABLE kept_first (k TEXT PRIMARY KEY, v TEXT); INSERT INTO kept_first VALUES ('a', 'before')",
-      );
-      const keeper = keptWhileTablesUnchanged<{ v: string }>({
-        name: 'first_rows',
-        tables: ['kept_first'],
-        max: 10,
+    await withKeptTable('kept_first', async ({ db, keeper, read }) => {
+      await rolledBack(db, async (trx) => {
+        assert.equal(keeper(trx, 'a', read)?.v, 'before');
       });
-      const read = () =>
-        database.sqlite.prepare<[], { v: string }>("SELECT v FROM kept_first WHERE k = 'a'").get();
-      const refused = new Error('refused after reading');
-      const written = transaction(
-        database.db,
-        async (trx) => {
-          assert.equal(keeper(trx, 'a', read)?.v, 'before');
-          throw refused;
-        },
-        { group: true },
-      );
-      await assert.rejects(written, refused);
-      assert.equal(keeper(database.db, 'a', read)?.v, 'before');
-      await sql`UPDATE kept_first SET v = 'after' WHERE k = 'a'`.execute(database.db);
-      assert.equal(keeper(database.db, 'a', read)?.v, 'after', 'the change is heard');
-    } finally {
-      await database.close();
-    }
+      assert.equal(keeper(db, 'a', read)?.v, 'before');
+      await sql`UPDATE kept_first SET v = 'after' WHERE k = 'a'`.execute(db);
+      assert.equal(keeper(db, 'a', read)?.v, 'after', 'the change is heard');
+    });
   });
 });

@@ -3,9 +3,13 @@ import { runCommand } from '../../src/cli/commands.js';
 import { loadConfig } from '../../src/config.js';
 import { databaseUrlFor, onPostgres } from './postgres.js';
 
-/** The DATABASE_URL of a DATA_DIR's database where tests run on PostgreSQL; none on SQLite. */
-export const databaseOf = async (server: { dataDir: string }) =>
-  onPostgres ? { DATABASE_URL: await databaseUrlFor(server.dataDir) } : {};
+/** A command's configuration for a DATA_DIR (and its PostgreSQL database where tests run on one). */
+export const commandConfig = async (dataDir: string) =>
+  loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...(onPostgres ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {}),
+  });
 
 /** Runs a command in this process against a DATA_DIR, capturing what it prints. */
 export async function runIn(dataDir: string, ...argv: string[]) {
@@ -14,8 +18,7 @@ export async function runIn(dataDir: string, ...argv: string[]) {
   const error = mock.method(console, 'error', (line: string) => printed.push(line));
   try {
     const [name, ...args] = argv;
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(await databaseOf({ dataDir })) });
-    const code = await runCommand(name!, args, config);
+    const code = await runCommand(name!, args, await commandConfig(dataDir));
     return { code, output: printed.join('\n') };
   } finally {
     log.mock.restore();
