@@ -40,9 +40,20 @@ async function rowsOf(db: Db) {
     tags: await all('SELECT * FROM tags ORDER BY id'),
     noteTags: await all('SELECT * FROM note_tags ORDER BY note_id, tag_id'),
     revisions: await all('SELECT * FROM note_revisions ORDER BY note_id, version'),
-    search: await all('SELECT rowid, title, content, tags FROM notes_fts ORDER BY rowid'),
+    // The index holds no text (migration 0017): what it knows is each term's places.
+    search: await searchIndexEntries(db),
     storage: await all('SELECT * FROM storage_usage ORDER BY user_id'),
   };
+}
+
+/** Every term of notes_fts with the document, column and position it is at. */
+async function searchIndexEntries(db: Db) {
+  await sql`CREATE VIRTUAL TABLE IF NOT EXISTS temp.notes_fts_entries USING fts5vocab(main, notes_fts, instance)`.execute(
+    db,
+  );
+  const entries = await sql<Record<string, unknown>>`
+    SELECT term, doc, col, offset FROM temp.notes_fts_entries ORDER BY doc, col, offset`.execute(db);
+  return entries.rows;
 }
 
 describe('write fast paths', sqliteOnly, () => {

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { sql } from 'kysely';
 import { sessionActor } from '../src/actor.js';
 import { openDatabase } from '../src/db/connection.js';
-import { migrations } from '../src/db/migrations/index.js';
+import type { Db } from '../src/db/types.js';
 import { createSearchService } from '../src/features/search/service.js';
+import { deleteSearchDocuments, writeSearchDocument } from '../src/model/searchIndex.js';
 import { findOwner } from '../src/model/users.js';
 import { createUserClient, setupOwner, type TestClient } from './helpers/client.js';
+import { sqliteMigratedBefore } from './helpers/migrations.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { ManualClock, startServer, type TestServer, tempDataDir } from './helpers/server.js';
 
@@ -304,34 +304,65 @@ describe('GET /api/search ranking window (decision 0003)', () => {
   });
 });
 
+/**
+ * Runs `check` on a database whose notes_fts held one document (rowid 42) before migration
+ * `first` and the ones after it ran.
+ */
+async function afterMigration(
+  first: string,
+  document: { title: string; content: string; tags: string },
+  check: (db: Db) => Promise<void>,
+): Promise<void> {
+  const dataDir = tempDataDir();
+  const earlier = await sqliteMigratedBefore(dataDir, first);
+  await sql`INSERT INTO notes_fts (rowid, title, content, tags)
+            VALUES (42, ${document.title}, ${document.content}, ${document.tags})`.execute(earlier);
+  await earlier.destroy();
+  const database = await openDatabase(dataDir);
+  try {
+    await check(database.db);
+  } finally {
+    await database.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function matching(db: Db, match: string): Promise<{ rowid: number }[]> {
+  return (
+    await sql<{ rowid: number }>`SELECT rowid FROM notes_fts WHERE notes_fts MATCH ${match}`.execute(db)
+  ).rows;
+}
+
+async function searchTableSql(db: Db): Promise<string> {
+  const table = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`.execute(
+    db,
+  );
+  return table.rows[0]!.sql;
+}
+
 describe('migration 0007_search_prefix_index', sqliteOnly, () => {
   it('rebuilds notes_fts with 2- and 3-character prefix indexes and keeps every indexed note', async () => {
-    const dataDir = tempDataDir();
-    const earlier = new Kysely<unknown>({
-      dialect: new SqliteDialect({ database: new SQLite(path.join(dataDir, 'notes.db')) }),
+    await afterMigration('0007', { title: 'Project plan', content: 'x', tags: '' }, async (db) => {
+      assert.deepEqual(await matching(db, '"pr"*'), [{ rowid: 42 }]);
+      assert.match(await searchTableSql(db), /prefix = '2 3'/);
     });
-    const upTo0006 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0007'));
-    const { error } = await new Migrator({
-      db: earlier,
-      provider: { getMigrations: async () => upTo0006 },
-    }).migrateToLatest();
-    assert.equal(error, undefined);
-    await sql`INSERT INTO notes_fts (rowid, title, content, tags) VALUES (42, 'Project plan', 'x', '')`.execute(
-      earlier,
-    );
-    await earlier.destroy();
+  });
+});
 
-    const database = await openDatabase(dataDir);
-    try {
-      const found = await sql<{ rowid: number }>`
-        SELECT rowid FROM notes_fts WHERE notes_fts MATCH '"pr"*'`.execute(database.db);
-      assert.deepEqual(found.rows, [{ rowid: 42 }]);
-      const table = await sql<{ sql: string }>`
-        SELECT sql FROM sqlite_master WHERE name = 'notes_fts'`.execute(database.db);
-      assert.match(table.rows[0]!.sql, /prefix = '2 3'/);
-    } finally {
-      await database.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+describe('migration 0017_search_contentless', sqliteOnly, () => {
+  it('rebuilds notes_fts without its copy of the text, keeps every indexed note, and replaces documents by rowid', async () => {
+    await afterMigration('0017', { title: 'Project plan', content: 'budget', tags: 'work' }, async (db) => {
+      assert.deepEqual(await matching(db, '"pr"*'), [{ rowid: 42 }]);
+      assert.deepEqual(await matching(db, 'tags : "work"'), [{ rowid: 42 }]);
+      const stored = await sql<{ title: string | null }>`SELECT title FROM notes_fts`.execute(db);
+      assert.deepEqual(stored.rows, [{ title: null }], 'the index keeps no copy of the text');
+      assert.match(await searchTableSql(db), /prefix = '2 3'/);
+      // A note's edit replaces its document: the old words stop matching.
+      await writeSearchDocument(db, 42, { title: 'Holiday', content: 'beach', tags: '' });
+      assert.deepEqual(await matching(db, '"budget"'), []);
+      assert.deepEqual(await matching(db, '"beach"'), [{ rowid: 42 }]);
+      await deleteSearchDocuments(db, [42]);
+      assert.deepEqual(await matching(db, '"beach"'), []);
+    });
   });
 });

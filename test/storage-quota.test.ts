@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { sql } from 'kysely';
 import sharp from 'sharp';
-import { migrations } from '../src/db/migrations/index.js';
 import { createUserClient, ownerClientFor, setupOwner, type TestClient } from './helpers/client.js';
+import { sqliteMigratedBefore } from './helpers/migrations.js';
 import { sqliteOnly } from './helpers/postgres.js';
 import { startServer, tempDataDir, useOwner, useServer } from './helpers/server.js';
 import { storedKeys, uploadImage } from './helpers/uploads.js';
@@ -200,15 +198,7 @@ describe('Storage quota lowered below what a user already has', () => {
 describe('Migration 0008 (storage usage)', sqliteOnly, () => {
   it('counts the notes and attachments stored before it, each against its owner', async () => {
     const dataDir = tempDataDir();
-    const db = new Kysely<any>({
-      dialect: new SqliteDialect({ database: new SQLite(path.join(dataDir, 'notes.db')) }),
-    });
-    const before0008 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0008'));
-    const migrated = await new Migrator({
-      db,
-      provider: { getMigrations: async () => before0008 },
-    }).migrateToLatest();
-    assert.equal(migrated.error, undefined);
+    const db = await sqliteMigratedBefore(dataDir, '0008');
     await sql`
       INSERT INTO users (id, email, display_name, password_hash, is_owner, created_at)
       VALUES (1, '', 'Owner', 'x', 1, 0), (2, 'b@example.com', 'B', 'x', 0, 0), (3, 'c@example.com', 'C', 'x', 0, 0)`.execute(

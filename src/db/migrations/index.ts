@@ -15,6 +15,7 @@ import * as reminders from './0013_reminders.js';
 import * as userIdentities from './0014_user_identities.js';
 import * as revisionAgeIndex from './0015_revision_age_index.js';
 import * as mcpSubscriptions from './0016_mcp_subscriptions.js';
+import * as searchContentless from './0017_search_contentless.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0014_user_identities': userIdentities,
   '0015_revision_age_index': revisionAgeIndex,
   '0016_mcp_subscriptions': mcpSubscriptions,
+  '0017_search_contentless': searchContentless,
 };
 
 /**
