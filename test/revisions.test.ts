@@ -1,15 +1,22 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
+import fc from 'fast-check';
 import { type Kysely, sql } from 'kysely';
+import { openDatabase } from '../src/db/connection.js';
 import { up as addRevisions } from '../src/db/migrations/0009_note_revisions.js';
 import { up as indexRevisionsByAge } from '../src/db/migrations/0015_revision_age_index.js';
-import { REVISION_RETENTION_DAYS, REVISIONS_KEPT } from '../src/model/revisions.js';
+import { up as dropRevisionAgeIndex } from '../src/db/migrations/0018_revision_age_index_dropped.js';
+import type { Db } from '../src/db/types.js';
+import { insertNote } from '../src/model/noteWrites.js';
+import { REVISION_RETENTION_DAYS, REVISIONS_KEPT, recordRevision } from '../src/model/revisions.js';
+import { insertUser } from '../src/model/users.js';
 import { clientOf, createUserClient, OWNER_PASSWORD, setupOwner, type TestClient } from './helpers/client.js';
 import { sqliteOnly } from './helpers/postgres.js';
-import { ManualClock, startServer, type TestServer } from './helpers/server.js';
+import { ManualClock, startServer, type TestServer, tempDataDir } from './helpers/server.js';
 import { type Change, type PushResult, push } from './helpers/sync.js';
 
 /** Revisions of a note's title and content, and GET /api/notes/{id}/revisions (D-SYNC-9). */
@@ -199,7 +206,7 @@ describe('note revisions (D-SYNC-9)', () => {
 });
 
 describe('revision pruning', sqliteOnly, () => {
-  it('visits only the revisions older than the retention window (index by age, migration 0015)', async () => {
+  it('walks only the primary key: no row when nothing is old enough, no index by age (migration 0018)', async () => {
     const prunes: string[] = [];
     const server = await startServer({
       onQuery: (sql) => {
@@ -217,14 +224,105 @@ describe('revision pruning', sqliteOnly, () => {
       try {
         const plan = sqlite
           .prepare(`EXPLAIN QUERY PLAN ${prunes[0]}`)
-          .all({ noteId: note.id, before: 0, offset: REVISIONS_KEPT - 1 }) as { detail: string }[];
+          .all({ noteId: note.id, before: 0, offset: REVISIONS_KEPT - 1, unbounded: 0 }) as {
+          detail: string;
+        }[];
         const outer = plan[0]!.detail;
-        assert.match(outer, /USING INDEX note_revisions_by_age \(note_id=\? AND created_at<\?\)/, outer);
+        assert.match(outer, /USING PRIMARY KEY \(note_id=\? AND version<\?\)/, outer);
+        const indexes = sqlite
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'note_revisions'")
+          .pluck()
+          .all();
+        assert.deepEqual(indexes, [], 'the primary key is the table (WITHOUT ROWID): no index beside it');
       } finally {
         sqlite.close();
       }
     } finally {
       await server.close();
+    }
+  });
+
+  it('deletes exactly the revisions the rule lets go, and never one it keeps when clocks go back', async () => {
+    const dataDir = tempDataDir();
+    const database = await openDatabase(dataDir);
+    const { db } = database;
+    try {
+      const user = await insertUser(db, {
+        email: 'prune@example.com',
+        display_name: 'Prune',
+        password_hash: 'x',
+        is_owner: 1,
+        created_at: 0,
+      });
+      const noteId = randomUUID();
+      await db.transaction().execute((trx) =>
+        insertNote(trx, {
+          ownerId: user.id,
+          authorId: user.id,
+          id: noteId,
+          values: {},
+          now: 0,
+          stampedAt: 0,
+        }),
+      );
+      const now = 1_000 * DAY;
+      const before = now - REVISION_RETENTION_DAYS * DAY;
+      await fc.assert(
+        fc.asyncProperty(
+          // Each earlier revision's age in days (0–60), oldest version first; sorted or not.
+          fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 2 * REVISIONS_KEPT, size: 'max' }),
+          fc.boolean(),
+          // The prepared statement (outside a transaction) or its Kysely version (in one).
+          fc.boolean(),
+          async (ages, inOrder, viaKysely) => {
+            const days = inOrder ? [...ages].sort((a, b) => b - a) : ages;
+            const stamps = days.map((age) => now - age * DAY - 1);
+            await db.deleteFrom('note_revisions').where('note_id', '=', noteId).execute();
+            for (const [n, createdAt] of stamps.entries())
+              await db
+                .insertInto('note_revisions')
+                .values({
+                  note_id: noteId,
+                  version: n + 1,
+                  created_at: createdAt,
+                  author_id: user.id,
+                  title: '',
+                  content: `${n}`,
+                })
+                .execute();
+            const version = stamps.length + 1;
+            const record = (on: Db) =>
+              recordRevision(on, { id: noteId, version, title: '', content: 'now' }, user.id, now);
+            await (viaKysely ? db.transaction().execute(record) : record(db));
+            stamps.push(now);
+            const kept = (
+              await db
+                .selectFrom('note_revisions')
+                .select('version')
+                .where('note_id', '=', noteId)
+                .orderBy('version')
+                .execute()
+            ).map((row) => row.version);
+            const all = stamps.map((_, n) => n + 1);
+            // What the rule keeps: the newest REVISIONS_KEPT and every one made since `before`.
+            const ruleKeeps = all.filter((v) => v > version - REVISIONS_KEPT || stamps[v - 1]! >= before);
+            for (const v of ruleKeeps) assert.ok(kept.includes(v), `version ${v} kept`);
+            // What goes: every revision below the first one made since `before`, beyond the newest kept.
+            const firstYoung = all.find((v) => stamps[v - 1]! >= before)!;
+            const goes = all.filter((v) => v < firstYoung && v <= version - REVISIONS_KEPT);
+            assert.deepEqual(
+              kept,
+              all.filter((v) => !goes.includes(v)),
+            );
+            // With the clock never set back, that is all the rule lets go.
+            if (inOrder) assert.deepEqual(kept, ruleKeeps);
+          },
+        ),
+        { numRuns: 150 },
+      );
+    } finally {
+      await database.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
@@ -236,11 +334,13 @@ describe('migration 0009_note_revisions', sqliteOnly, () => {
     const note = (await owner.post('/api/notes', { title: 'Old', content: 'before revisions' })).body;
     await owner.patch(`/api/notes/${note.id}`, { content: 'current text' });
     // The migration as the migrator runs it, on the table it creates gone again (with 0015's index
-    // on it), not by forgetting it in kysely_migration: later migrations would then stand before it.
+    // on it, which 0018 drops), not by forgetting it in kysely_migration: later migrations would
+    // then stand before it.
     const db = first.app.db as unknown as Kysely<unknown>;
     await sql`DROP TABLE note_revisions`.execute(db);
     await addRevisions(db);
     await indexRevisionsByAge(db);
+    await dropRevisionAgeIndex(db);
     await first.close({ keepData: true });
 
     const second = await startServer({ dataDir: first.dataDir });

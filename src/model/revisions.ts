@@ -11,19 +11,35 @@ async function insertRevision(db: Db, revision: RevisionRow): Promise<void> {
 }
 
 /**
- * Deletes the note's revisions that are both older than `before` and not among its `keep`
- * newest. The rows older than `before` are a range of the index on (note_id, created_at)
- * (migration 0015), so with nothing old enough the delete visits no row and the `keep`-th
- * newest version (the subquery) is never looked up. `+version` keeps the version bound off the
- * primary key: without statistics SQLite would otherwise walk the primary key over every
- * revision of the note below that version, reading each row (~490 µs at a few thousand).
+ * Deletes the note's oldest revisions: those below its first revision made at or after `before`
+ * (all older than `before`, since a note's revisions are made in version order) and not among
+ * its `keep` newest. Both bounds are scalar subqueries on the primary key (note_id, version):
+ * the first young revision is found walking up from the oldest, which stops at once when there
+ * is nothing old to go, and the delete is a range of the primary key below it, so with nothing
+ * to prune no row is visited. `+version` keeps the `keep` bound off the primary key, which
+ * would otherwise walk every revision below the `keep`-th newest (~490 µs at a few thousand).
+ * An old revision above a young one (stamped after a clock was set back) stays until the young
+ * ones below it are old too: kept longer than the rule asks, never deleted early.
+ * This needs no index by age: migration 0018 dropped 0015's, whose entry cost every revision
+ * a page of its own in the WAL (docs/benchmarks.md, "Issue 31: revisions without an index by
+ * age").
  */
 async function pruneRevisions(db: Db, noteId: string, before: number, keep: number): Promise<void> {
-  if (pruneStatement.run(db, { noteId, before, offset: keep - 1 })) return;
+  if (pruneStatement.run(db, { noteId, before, offset: keep - 1, unbounded: UNBOUNDED })) return;
   await db
     .deleteFrom('note_revisions')
     .where('note_id', '=', noteId)
-    .where('created_at', '<', before)
+    .where(
+      'version',
+      '<',
+      sql<number>`coalesce((${db
+        .selectFrom('note_revisions')
+        .select('version')
+        .where('note_id', '=', noteId)
+        .where('created_at', '>=', before)
+        .orderBy('version')
+        .limit(1)}), ${UNBOUNDED})`,
+    )
     .where(sql<number>`+${sql.ref('version')}`, '<', (eb) =>
       eb
         .selectFrom('note_revisions')
@@ -36,9 +52,17 @@ async function pruneRevisions(db: Db, noteId: string, before: number, keep: numb
     .execute();
 }
 
+/** The version bound when every revision of the note is older than the window: none. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
 /** pruneRevisions' statement on SQLite's fast path (db/fastPath.ts): the same SQL as Kysely's. */
-const pruneStatement = fastStatement<[{ noteId: string; before: number; offset: number }], never>(
-  `DELETE FROM note_revisions WHERE note_id = @noteId AND created_at < @before
+const pruneStatement = fastStatement<
+  [{ noteId: string; before: number; offset: number; unbounded: number }],
+  never
+>(
+  `DELETE FROM note_revisions WHERE note_id = @noteId
+     AND version < coalesce((SELECT version FROM note_revisions WHERE note_id = @noteId AND created_at >= @before
+                             ORDER BY version LIMIT 1), @unbounded)
      AND +version < (SELECT version FROM note_revisions WHERE note_id = @noteId ORDER BY version DESC LIMIT 1 OFFSET @offset)`,
 );
 

@@ -16,6 +16,7 @@ import * as userIdentities from './0014_user_identities.js';
 import * as revisionAgeIndex from './0015_revision_age_index.js';
 import * as mcpSubscriptions from './0016_mcp_subscriptions.js';
 import * as searchContentless from './0017_search_contentless.js';
+import * as revisionAgeIndexDropped from './0018_revision_age_index_dropped.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '0015_revision_age_index': revisionAgeIndex,
   '0016_mcp_subscriptions': mcpSubscriptions,
   '0017_search_contentless': searchContentless,
+  '0018_revision_age_index_dropped': revisionAgeIndexDropped,
 };
 
 /**
