@@ -63,8 +63,8 @@ export function installShortcuts(shown: () => LocalNote[]): () => void {
       '/': () => document.querySelector<HTMLInputElement>('input[type="search"]')?.focus(),
       j: () => focusCard(notes[Math.min(index + 1, notes.length - 1)]?.id),
       k: () => focusCard(notes[Math.max(index - 1, 0)]?.id),
-      J: () => move(notes, index, 1),
-      K: () => move(notes, index, -1),
+      J: () => move(shown, focused.value, 1),
+      K: () => move(shown, focused.value, -1),
       Enter: () => {
         if (focused.value) editing.value = focused.value;
       },
@@ -84,15 +84,27 @@ export function installShortcuts(shown: () => LocalNote[]): () => void {
   return () => document.removeEventListener('keydown', onKey);
 }
 
-/** Shift+J/K: the focused note swaps places with its neighbour in the same section. */
-function move(notes: LocalNote[], index: number, step: 1 | -1): void {
-  const note = notes[index];
-  if (!note) return;
-  const section = notes.filter((other) => other.pinned === note.pinned);
-  const at = section.indexOf(note);
-  const to = at + step;
-  if (to < 0 || to >= section.length) return;
-  void moveNote(section, note, to).then(() => focusCard(note.id));
+/**
+ * The Shift+J/K moves asked for, run one after another. A move is shown once its write has
+ * landed, so a second quick press that read the order at once would move the note from where it
+ * was, and two presses would move it one place.
+ */
+let moves: Promise<void> = Promise.resolve();
+
+/** Shift+J/K: the note swaps places with its neighbour in the same section, as shown when its turn comes. */
+function move(shown: () => LocalNote[], id: string | null, step: 1 | -1): void {
+  const next = moves.then(async () => {
+    const notes = shown();
+    const note = notes.find((each) => each.id === id);
+    if (!note) return;
+    const section = notes.filter((other) => other.pinned === note.pinned);
+    const to = section.indexOf(note) + step;
+    if (to < 0 || to >= section.length) return;
+    await moveNote(section, note, to);
+    focusCard(note.id);
+  });
+  // A failed move is logged, and the ones after it still run.
+  moves = next.catch((error) => console.error(error));
 }
 
 export const SHORTCUTS: [string, string][] = [
