@@ -12,8 +12,7 @@ async function insertRevision(db: Db, revision: RevisionRow): Promise<void> {
 
 /**
  * Deletes the note's oldest revisions: those below its first revision made at or after `before`
- * (all older than `before`, since a note's revisions are made in version order) and not among
- * its `keep` newest. Both bounds are scalar subqueries on the primary key (note_id, version):
+ * (so each made before it) and not among its `keep` newest. Both bounds are scalar subqueries on the primary key (note_id, version):
  * the first young revision is found walking up from the oldest, which stops at once when there
  * is nothing old to go, and the delete is a range of the primary key below it, so with nothing
  * to prune no row is visited. `+version` keeps the `keep` bound off the primary key, which
