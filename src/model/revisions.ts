@@ -12,10 +12,10 @@ async function insertRevision(db: Db, revision: RevisionRow): Promise<void> {
 
 /**
  * Deletes the note's oldest revisions: those below its first revision made at or after `before`
- * (so each made before it) and not among its `keep` newest. Both bounds are scalar subqueries on the primary key (note_id, version):
- * the first young revision is found walking up from the oldest, which stops at once when there
- * is nothing old to go, and the delete is a range of the primary key below it, so with nothing
- * to prune no row is visited. `+version` keeps the `keep` bound off the primary key, which
+ * (so each made before it) and not among its `keep` newest. Both bounds are scalar subqueries
+ * on the primary key (note_id, version): the first young revision is found walking up from the
+ * oldest, which stops at once when there is nothing old to go, and the delete is a range of the
+ * primary key below it, so with nothing to prune no row is visited. `+version` keeps the `keep` bound off the primary key, which
  * would otherwise walk every revision below the `keep`-th newest (~490 µs at a few thousand).
  * An old revision above a young one (stamped after a clock was set back) stays until the young
  * ones below it are old too: kept longer than the rule asks, never deleted early.
