@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, CDPSession, Locator, Page } from 'playwright-core';
+import { LONG_PRESS_MS } from '../web/src/app/longPress.js';
 import type { ServerNote } from '../web/src/sync/index.js';
 import {
   card,
@@ -35,14 +36,40 @@ const centre = async (target: Locator) => {
   return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
 };
 
-/** A finger: down on `from`, resting `holdMs`, then moved in steps onto `to` and lifted. */
-async function touchDrag(page: Page, from: Locator, to: Locator, holdMs: number): Promise<void> {
+/**
+ * A finger: down on `from`, resting `holdMs`, then moved in steps onto `to` and lifted. The touch
+ * is not waited for: the rest is the browser's time, however busy the page. With `busy`, the
+ * page's main thread is held from the touch until 300 ms after a long press is due (a busy phone):
+ * its timers then run late, when the first move has already been made.
+ */
+async function touchDrag(
+  page: Page,
+  from: Locator,
+  to: Locator,
+  holdMs: number,
+  { busy = false } = {},
+): Promise<void> {
   const start = await centre(from);
+  // Measuring waits for the page: a swipe's path and a busy page's are measured before the touch.
+  let end = busy || holdMs === 0 ? await centre(to) : undefined;
+  if (busy) {
+    // Once the touch has reached the card and the drag library (the window hears it last).
+    await page.evaluate((ms) => {
+      addEventListener(
+        'pointerdown',
+        () => {
+          const stop = performance.now() + ms;
+          while (performance.now() < stop);
+        },
+        { once: true },
+      );
+    }, LONG_PRESS_MS + 300);
+  }
   const cdp: CDPSession = await page.context().newCDPSession(page);
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [start] });
+  const touched = cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [start] });
   await page.waitForTimeout(holdMs);
   // Where the target is once the hold has done its work (a long press selects the card).
-  const end = await centre(to);
+  end ??= await centre(to);
   for (let step = 1; step <= 12; step++) {
     const point = {
       x: start.x + ((end.x - start.x) * step) / 12,
@@ -54,6 +81,7 @@ async function touchDrag(page: Page, from: Locator, to: Locator, holdMs: number)
   await page.waitForTimeout(150);
   await page.screenshot({ path: path.join(os.tmpdir(), `web-lists-touch-drag-${holdMs}.png`) });
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await touched;
   await cdp.detach();
 }
 
@@ -80,6 +108,12 @@ describe('lists like Keep, reordering by touch', { skip }, () => {
 
   const noteNamed = async (title: string) =>
     (await owner.get<ServerNote[]>('/api/notes?filter=all')).body.find((note) => note.title === title)!;
+  /** The server's order of the three cards the touch tests move. */
+  const order = async () =>
+    (await owner.get<ServerNote[]>('/api/notes')).body
+      .filter((note) => ['Left', 'Middle', 'Right'].includes(note.title))
+      .sort((a, b) => a.sortOrder - b.sortOrder)
+      .map((note) => note.title);
   const create = async (fields: Record<string, unknown>) => {
     const created = await owner.post<ServerNote>('/api/notes', fields);
     assert.equal(created.status, 201, created.text);
@@ -193,11 +227,6 @@ describe('lists like Keep, reordering by touch', { skip }, () => {
     await card(page, 'Left').waitFor();
     // The first sync's answer may still move cards between columns.
     await page.getByRole('status').getByText('All saved').waitFor({ state: 'attached' });
-    const order = async () =>
-      (await owner.get<ServerNote[]>('/api/notes')).body
-        .filter((note) => ['Left', 'Middle', 'Right'].includes(note.title))
-        .sort((a, b) => a.sortOrder - b.sortOrder)
-        .map((note) => note.title);
     assert.deepEqual(await order(), ['Left', 'Middle', 'Right']);
     // Without resting first it is not a drag.
     await touchDrag(page, card(page, 'Left'), card(page, 'Right'), 0);
@@ -215,6 +244,25 @@ describe('lists like Keep, reordering by touch', { skip }, () => {
       titles.filter((title) => ['Left', 'Middle', 'Right'].includes(title)),
       ['Middle', 'Right', 'Left'],
     );
+    await page.close();
+  });
+
+  it('8b. on a busy phone, a swipe is still a scroll and a long press still picks the card up', async () => {
+    const page = await phone.newPage();
+    await page.goto(server.url);
+    await card(page, 'Middle').waitFor();
+    await page.getByRole('status').getByText('All saved').waitFor({ state: 'attached' });
+    const selected = () => page.locator('article.selected').count();
+    // The swipe had moved on before the long press was due, though the page saw its moves late.
+    await touchDrag(page, card(page, 'Middle'), card(page, 'Left'), 0, { busy: true });
+    await page.waitForTimeout(500);
+    assert.equal(await selected(), 0, 'a swipe selects nothing');
+    assert.deepEqual(await order(), ['Middle', 'Right', 'Left']);
+    // The finger had rested long enough before the first move, though the page saw the move late.
+    await touchDrag(page, card(page, 'Middle'), card(page, 'Left'), LONG_PRESS_MS + 200, { busy: true });
+    await eventually(async () => assert.deepEqual(await order(), ['Right', 'Left', 'Middle']));
+    assert.equal(await selected(), 1, 'the long press selected the card');
+    await screenshot(page, 'busy-card-moved-390');
     await page.close();
   });
 });

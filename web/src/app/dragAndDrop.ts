@@ -3,6 +3,7 @@
  * browser's native drag and drop does not start from a touch in Chromium's emulation, and on a
  * phone it would fight the long press that selects a card; one library serves every pointer.
  */
+import { ActivationConstraint } from '@dnd-kit/abstract';
 import {
   AutoScroller,
   DragDropManager,
@@ -13,7 +14,7 @@ import {
   PointerSensor,
 } from '@dnd-kit/dom';
 import { DOMRectangle } from '@dnd-kit/dom/utilities';
-import { LONG_PRESS_MS, LONG_PRESS_SLOP_PX } from './longPress.js';
+import { watchLongPress } from './longPress.js';
 
 type DropEdge = 'before' | 'after';
 
@@ -31,6 +32,24 @@ function dropOf(event: DragEndEvent): Drop | null {
   const to = target.element?.getBoundingClientRect();
   const movingDown = to ? event.operation.position.initial.y < to.top + to.height / 2 : false;
   return { source: String(source.id), target: String(target.id), edge: movingDown ? 'after' : 'before' };
+}
+
+/**
+ * A touch picks a card up on the long press that selects it, judged the same way (the library's
+ * Delay constraint is a timer alone, which on a busy page ran before the moves of a swipe).
+ */
+class LongPress extends ActivationConstraint<PointerEvent> {
+  readonly #watch = watchLongPress((down) => this.activate(down));
+  constructor() {
+    super({});
+  }
+  onEvent(event: PointerEvent): void {
+    if (event.type === 'pointerdown') this.#watch.down(event);
+    else if (event.type === 'pointermove') this.#watch.move(event);
+  }
+  abort(): void {
+    this.#watch.stop();
+  }
 }
 
 /**
@@ -58,12 +77,7 @@ export function createDragManager({
             ? [new PointerActivationConstraints.Distance({ value: 4 })]
             : event.pointerType === 'mouse'
               ? [new PointerActivationConstraints.Distance({ value: 5 })]
-              : [
-                  new PointerActivationConstraints.Delay({
-                    value: LONG_PRESS_MS,
-                    tolerance: LONG_PRESS_SLOP_PX,
-                  }),
-                ],
+              : [new LongPress()],
       }),
     ],
   });

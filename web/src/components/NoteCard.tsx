@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { setPinned, toggleSelected, updateNotes } from '../app/actions.js';
 import { whenIdle } from '../app/idle.js';
 import { withDragAndDrop } from '../app/lazyDragAndDrop.js';
-import { LONG_PRESS_MS, LONG_PRESS_SLOP_PX } from '../app/longPress.js';
+import { type LongPressWatch, watchLongPress } from '../app/longPress.js';
 import { editing, focused, selection } from '../app/state.js';
 import { setItemChecked } from '../model/checklist.js';
 import { displayTitle } from '../model/conflicts.js';
@@ -27,21 +27,18 @@ interface Props {
   reorderable: boolean;
 }
 
-/**
- * One note in the grid: an `article` named by its title (or first line); click opens the editor.
- * Its buttons (select, pin, color, archive, delete: more than half of a card's DOM) are built when
- * the browser is idle, or at once when the card is pointed at, focused or selected, so a keystroke
- * that changes the search results builds only the cards' text (decision 0018). A pinned note's
- * pin shows at once: it is the one button seen without pointing.
- */
 /** A long press by touch (issue 30 item 7: selection by touch, where cards have no buttons). */
 function useLongPress(onLongPress: () => void) {
-  const state = useRef<{ timer?: ReturnType<typeof setTimeout>; x: number; y: number; fired: boolean }>({
-    x: 0,
-    y: 0,
+  const state = useRef<{ watch?: LongPressWatch; fired: boolean; onLongPress: () => void }>({
     fired: false,
+    onLongPress,
   });
-  const cancel = () => clearTimeout(state.current.timer);
+  state.current.onLongPress = onLongPress;
+  state.current.watch ??= watchLongPress(() => {
+    state.current.fired = true;
+    state.current.onLongPress();
+  });
+  const { watch } = state.current;
   return {
     justFired: () => {
       const fired = state.current.fired;
@@ -51,23 +48,12 @@ function useLongPress(onLongPress: () => void) {
     handlers: {
       onPointerDown: (event: PointerEvent) => {
         if (event.pointerType !== 'touch') return;
-        cancel();
-        state.current = {
-          x: event.clientX,
-          y: event.clientY,
-          fired: false,
-          timer: setTimeout(() => {
-            state.current.fired = true;
-            onLongPress();
-          }, LONG_PRESS_MS),
-        };
+        state.current.fired = false;
+        watch.down(event);
       },
-      onPointerMove: (event: PointerEvent) => {
-        const { x, y } = state.current;
-        if (Math.hypot(event.clientX - x, event.clientY - y) > LONG_PRESS_SLOP_PX) cancel();
-      },
-      onPointerUp: cancel,
-      onPointerCancel: cancel,
+      onPointerMove: watch.move,
+      onPointerUp: watch.stop,
+      onPointerCancel: watch.stop,
       // The browser's own long-press menu would cover the selection.
       onContextMenu: (event: Event) => {
         if (state.current.fired) event.preventDefault();
@@ -76,6 +62,13 @@ function useLongPress(onLongPress: () => void) {
   };
 }
 
+/**
+ * One note in the grid: an `article` named by its title (or first line); click opens the editor.
+ * Its buttons (select, pin, color, archive, delete: more than half of a card's DOM) are built when
+ * the browser is idle, or at once when the card is pointed at, focused or selected, so a keystroke
+ * that changes the search results builds only the cards' text (decision 0018). A pinned note's
+ * pin shows at once: it is the one button seen without pointing.
+ */
 export const NoteCard = memo(function NoteCard({ note, selected, isFocused, reorderable }: Props) {
   const element = useRef<HTMLElement>(null);
   const controlsBuilt = useSignal(false);
