@@ -614,24 +614,26 @@ describe('a long list: only the cards near the screen are in the page (decision 
     await jumpsToTheLastCard();
 
     // A keystroke's frame shows the first cards of its answer (the search reads on after it, and
-    // any view adds a few new cards per frame); the rest follow, to the last.
+    // any view adds a few new cards per frame); the rest follow, to the last. The cards are read
+    // in each frame's animation callbacks, before it paints (the app adds cards only after a
+    // paint): the first frame whose cards differ from the old view's is the answer's first.
     const firstFrameOf = (query: string) =>
-      page.evaluate(
-        (value) =>
-          new Promise<string[]>((resolve) => {
-            const input = document.querySelector<HTMLInputElement>('input[type="search"]')!;
-            input.value = value;
-            input.dispatchEvent(new Event('input', { bubbles: true }));
-            requestAnimationFrame(() =>
-              setTimeout(() =>
-                resolve(
-                  [...document.querySelectorAll('article')].map((card) => card.getAttribute('aria-label')!),
-                ),
-              ),
-            );
-          }),
-        query,
-      );
+      page.evaluate(async (value) => {
+        const before = [...document.querySelectorAll('article')].map(
+          (card) => card.getAttribute('aria-label')!,
+        );
+        const input = document.querySelector<HTMLInputElement>('input[type="search"]')!;
+        input.value = value;
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        for (let frame = 0; frame < 120; frame++) {
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+          const cards = [...document.querySelectorAll('article')].map(
+            (card) => card.getAttribute('aria-label')!,
+          );
+          if (cards.join('\n') !== before.join('\n')) return cards;
+        }
+        return before;
+      }, query);
     const isFirstFrame = (cards: string[]) => {
       assert.ok(cards.length >= 1 && cards.length <= NEW_CARDS_PER_FRAME, `${cards.length} cards`);
       assert.deepEqual(
