@@ -165,24 +165,37 @@ describe('MCP resource subscriptions (decision 0045)', () => {
 
   it('a collaborator hears of the note until it is unshared, then once more, and reading it is not found', async () => {
     const noteId = await createNote(owner, 'shared');
-    assert.equal(
-      (await owner.post(`/api/notes/${noteId}/collaborators`, { userId: alice.userId })).status,
-      201,
-    );
+    // Hints reach a stream in the order of their writes: once an edit of this note is heard,
+    // every hint before it has been (a late one would be counted against the next step).
+    const marker = await createNote(owner, 'marker');
+    for (const id of [noteId, marker])
+      assert.equal(
+        (await owner.post(`/api/notes/${id}/collaborators`, { userId: alice.userId })).status,
+        201,
+      );
     const sub = await listening(aliceKey);
+    const heardAllBefore = async () => {
+      const from = sub.updates.length;
+      await edit(owner, marker, `marker ${from}`);
+      await sub.updated(uriOf(marker), from);
+      return sub.updates.length;
+    };
     try {
-      await sub.client.subscribeResource({ uri: uriOf(noteId) });
+      for (const id of [noteId, marker]) await sub.client.subscribeResource({ uri: uriOf(id) });
       await edit(owner, noteId, 'milk');
       await sub.updated(uriOf(noteId));
-      let from = sub.updates.length;
+      let from = await heardAllBefore();
       const removed = await owner.delete(`/api/notes/${noteId}/collaborators?userId=${alice.userId}`);
       assert.equal(removed.status, 200, removed.text);
       await sub.updated(uriOf(noteId), from);
       await assertNotFound(sub.client.readResource({ uri: uriOf(noteId) }));
-      from = sub.updates.length;
+      from = await heardAllBefore();
       await edit(owner, noteId, 'after removal');
-      await sleep(QUIET_MS);
-      assert.deepEqual(sub.updates.slice(from), []);
+      await heardAllBefore();
+      assert.deepEqual(
+        sub.updates.slice(from).filter((uri) => uri === uriOf(noteId)),
+        [],
+      );
     } finally {
       await sub.close();
     }
