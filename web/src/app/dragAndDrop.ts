@@ -36,7 +36,8 @@ function dropOf(event: DragEndEvent): Drop | null {
 
 /**
  * A touch picks a card up on the long press that selects it, judged the same way (the library's
- * Delay constraint is a timer alone, which on a busy page ran before the moves of a swipe).
+ * Delay constraint is a timer alone: on a busy page a move made after the press was due, seen
+ * before the late timer ran, made a long press a swipe).
  */
 class LongPress extends ActivationConstraint<PointerEvent> {
   readonly #watch = watchLongPress((down) => this.activate(down));
