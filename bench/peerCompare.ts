@@ -326,6 +326,12 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
       ceiling: [] as Measured[],
     }));
     const failures = SCENARIOS.map(() => [] as string[]);
+    // Which step raises our peak RSS (the docs give only the peak after them all).
+    const logOurRss = (step: string) =>
+      options.log(
+        `peer: ours after ${step}: RSS ${ours.server.rssMb().toFixed(0)} MiB, peak so far ${ours.server.peakRssMb().toFixed(0)} MiB`,
+      );
+    logOurRss('seeding');
     const targetsOf = (scenario: Scenario) =>
       scenario.ceiling ? [ours, peer, ceiling] : scenario.peer === false ? [ours] : [ours, peer];
     // An untimed round first, a fixed number of requests per scenario and server: the CPU per
@@ -344,6 +350,7 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
         );
         failures[i]!.push(...warmupFailures.map((f) => `${target.name}: warm-up round: ${f}`));
       }
+      logOurRss(`the warm-up of ${scenario.name}`);
     }
     for (let round = 1; round <= rounds; round++) {
       for (const [i, scenario] of SCENARIOS.entries()) {
@@ -351,6 +358,7 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
           options.log(`peer: round ${round}, ${scenario.name}, ${target.name} …`);
           samples[i]![target.name].push(await measureOn(target, scenario, seconds, failures[i]!));
         }
+        logOurRss(`round ${round} of ${scenario.name}`);
       }
     }
     const summary = (measured: Measured[]): Measured => ({

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { freePort } from '../bench/processes.js';
+import { freePort, serverNodeFlags } from '../bench/processes.js';
 import { configVariableNames } from '../src/config.js';
 import { attach, image } from './helpers/archives.js';
 import { ComposeProject } from './helpers/compose.js';
@@ -26,7 +26,8 @@ import { onPostgres } from './helpers/postgres.js';
 
 // Tests run from the repository root (npm test runs them bundled elsewhere).
 const ROOT = process.cwd();
-const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+const PACKAGE = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const VERSION: string = PACKAGE.version;
 const DEBIAN_BASE = 'localhost/debian-base:bookworm';
 const STAND_IN = `localhost/node:${process.version.slice(1)}-bookworm-slim-stand-in`;
 /** Stand-ins for compose.yaml's postgres and redis images, built on the Debian base. */
@@ -285,7 +286,12 @@ describe('the container image (Containerfile)', { skip: skip ?? false }, () => {
       assert.ok(config.Config.Env.includes(entry), entry);
     assert.deepEqual(Object.keys(config.Config.Volumes), ['/data']);
     assert.equal(config.Config.StopSignal, 'SIGTERM');
-    assert.deepEqual(config.Config.Entrypoint, ['node', '--max-semi-space-size=4', 'dist/main.js']);
+    // The server's node flags as `npm start` passes them (decisions 0026 and 0050).
+    assert.deepEqual(config.Config.Entrypoint, [
+      'node',
+      ...serverNodeFlags(PACKAGE.scripts.start),
+      'dist/main.js',
+    ]);
     // What the image adds to its base (the stand-in is larger than node:20-bookworm-slim).
     const base = JSON.parse((await podman(['image', 'inspect', STAND_IN])).stdout)[0].Size as number;
     measured.imageMiB = Math.round(config.Size / 1024 / 1024);
