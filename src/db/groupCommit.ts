@@ -4,7 +4,8 @@
  * transaction, and each is answered after its COMMIT. What it saves is the per-transaction work
  * of a COMMIT: above all FTS5 flushing its pending terms into a new index segment (~180 µs a note
  * alone, ~35 µs in a group of ten), and the WAL frames of the pages the writes share. No
- * savepoints: FTS5 flushes at each one, which costs back most of the gain. A write that fails is
+ * savepoints: FTS5 flushes at each one, which costs back most of the gain; for the statement
+ * savepoints SQLite opens by itself, the search documents are written last (beforeCommit.ts). A write that fails is
  * answered as if it had run alone, and costs the others of its group only a second run (commit
  * below); a COMMIT that fails fails every write of the group. A write that arrives alone runs as
  * before, in a transaction of its own. Durability is unchanged: nothing is answered before the
@@ -14,6 +15,7 @@
  * gets a plain transaction per write.
  */
 import type { Transaction } from 'kysely';
+import { openCommitWork, runCommitWork } from './beforeCommit.js';
 import { enableFastPathsIn } from './fastPath.js';
 import { committed } from './noteChanges.js';
 import type { Database } from './schema.js';
@@ -73,12 +75,15 @@ class GroupCommit {
       await this.db.transaction().execute(async (trx) => {
         // The writes' own reads may take the fast paths (db/fastPath.ts): they see its writes.
         enableFastPathsIn(trx, this.db);
+        openCommitWork(trx);
         used = trx;
         for (const [index, job] of group.entries()) {
           failed = index;
           values.push(await job.work(trx));
         }
+        // What the writes left for the end (beforeCommit.ts) fails the group as its COMMIT would.
         failed = -1;
+        await runCommitWork(trx);
       });
     } catch (error) {
       if (failed < 0 || group.length === 1) {

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { openCommitWork, runCommitWork } from './beforeCommit.js';
 import { groupCommitOf, type WriteWork } from './groupCommit.js';
 import { committed } from './noteChanges.js';
 import type { Database } from './schema.js';
@@ -23,9 +24,12 @@ export function transaction<T>(db: Db, work: WriteWork<T>, { group }: { group: b
 
 async function alone<T>(db: Db, work: WriteWork<T>): Promise<T> {
   let used: Transaction<Database> | undefined;
-  const value = await db.transaction().execute((trx) => {
+  const value = await db.transaction().execute(async (trx) => {
     used = trx;
-    return work(trx);
+    openCommitWork(trx);
+    const done = await work(trx);
+    await runCommitWork(trx);
+    return done;
   });
   if (used) committed(db, used);
   return value;

@@ -1,4 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
+import { atCommit } from '../db/beforeCommit.js';
 import { engine, inJsonList } from '../db/dialect.js';
 import { fastStatement } from '../db/fastPath.js';
 import type { Db } from '../db/types.js';
@@ -76,29 +77,62 @@ const SQLITE_WRITE_DOCUMENT =
   'INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?)';
 const writeDocumentStatement = fastStatement<[number, string, string, string], never>(SQLITE_WRITE_DOCUMENT);
 
+type SearchDocument = { title: string; content: string; tags: string };
+
+/**
+ * On SQLite, each transaction's search documents by doc_id (null: deleted), written at its end
+ * (db/beforeCommit.ts): in one FTS5 segment for the whole group, and once for a note written
+ * twice in it.
+ */
+const pendingDocuments = new WeakMap<Db, Map<number, SearchDocument | null>>();
+
+/** The pending documents of `db`'s transaction, or undefined to write at once (PostgreSQL, no transaction end). */
+function pendingOf(db: Db): Map<number, SearchDocument | null> | undefined {
+  if (engine() !== 'sqlite') return undefined;
+  const kept = pendingDocuments.get(db);
+  if (kept) return kept;
+  const pending = new Map<number, SearchDocument | null>();
+  if (!atCommit(db, () => writeDocuments(db, pending))) return undefined;
+  pendingDocuments.set(db, pending);
+  return pending;
+}
+
+async function writeDocuments(db: Db, documents: ReadonlyMap<number, SearchDocument | null>): Promise<void> {
+  const deleted: number[] = [];
+  for (const [docId, doc] of documents) {
+    if (doc === null) deleted.push(docId);
+    else await writeSqliteDocument(db, docId, doc);
+  }
+  if (deleted.length > 0) await sql`DELETE FROM notes_fts WHERE rowid IN ${inJsonList(deleted)}`.execute(db);
+}
+
+async function writeSqliteDocument(db: Db, docId: number, doc: SearchDocument): Promise<void> {
+  const params = [docId, doc.title, doc.content, doc.tags] as const;
+  if (writeDocumentStatement.run(db, ...params)) return;
+  await db.executeQuery(CompiledQuery.raw(SQLITE_WRITE_DOCUMENT, [...params]));
+}
+
 /** Writes a note's search document, replacing the one it had. */
-export async function writeSearchDocument(
-  db: Db,
-  docId: number,
-  doc: { title: string; content: string; tags: string },
-): Promise<void> {
+export async function writeSearchDocument(db: Db, docId: number, doc: SearchDocument): Promise<void> {
   if (engine() === 'postgres') {
     await sql`
       INSERT INTO notes_search (doc_id, document) VALUES (${docId}, CAST(${tsvectorInput(doc)} AS tsvector))
       ON CONFLICT (doc_id) DO UPDATE SET document = excluded.document`.execute(db);
     return;
   }
-  const params = [docId, doc.title, doc.content, doc.tags] as const;
-  if (writeDocumentStatement.run(db, ...params)) return;
-  await db.executeQuery(CompiledQuery.raw(SQLITE_WRITE_DOCUMENT, [...params]));
+  const pending = pendingOf(db);
+  if (pending) pending.set(docId, doc);
+  else await writeSqliteDocument(db, docId, doc);
 }
 
 /** Removes the search documents of notes being deleted (notes.doc_id). */
 export async function deleteSearchDocuments(db: Db, docIds: readonly number[]): Promise<void> {
+  if (docIds.length === 0) return;
   if (engine() === 'postgres') {
-    if (docIds.length > 0)
-      await db.deleteFrom('notes_search').where('doc_id', 'in', inJsonList(docIds)).execute();
+    await db.deleteFrom('notes_search').where('doc_id', 'in', inJsonList(docIds)).execute();
     return;
   }
-  await sql`DELETE FROM notes_fts WHERE rowid IN ${inJsonList(docIds)}`.execute(db);
+  const pending = pendingOf(db);
+  if (!pending) return writeDocuments(db, new Map(docIds.map((docId) => [docId, null])));
+  for (const docId of docIds) pending.set(docId, null);
 }

@@ -23,8 +23,8 @@ begin;
 INSERT INTO notes (id, owner_id, title, content, color, pinned, archived, trashed, checklist_mode, sort_order, trashed_at, created_at, updated_at, version, field_clock, field_versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 INSERT INTO note_tags (note_id, tag_id) SELECT ?, id FROM tags WHERE name IN (SELECT value FROM json_each(?));
-INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
+INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 commit;
 SELECT * FROM reminders WHERE note_id = ? AND user_id = ? AND at IS NOT NULL;
 
@@ -44,8 +44,8 @@ UPDATE notes SET content = ?, version = ?, updated_at = ?, field_clock = ?, fiel
 select "t"."id", "t"."name" from "note_tags" as "nt" inner join "tags" as "t" on "t"."id" = "nt"."tag_id" where "nt"."note_id" = ?;
 delete from "note_tags" where "note_id" = ? and "tag_id" in (SELECT value FROM json_each(?));
 delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists (select "tag_id" from "note_tags" where "tag_id" = "tags"."id");
-INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
+INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 commit;
 
 -- PATCH /api/notes/{id} (title, the same hashtags)
@@ -54,8 +54,8 @@ SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
    FROM notes n WHERE n.id = @noteId;
 UPDATE notes SET title = ?, version = ?, updated_at = ?, field_clock = ?, field_versions = ? WHERE id = ?;
-INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
+INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 commit;
 
 -- GET /api/notes
@@ -139,8 +139,8 @@ select distinct "note_id" from "note_tombstones" where "note_id" in (SELECT valu
 insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "doc_id";
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
 insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
-INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
+INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 commit;
 
 -- GET /api/sync
@@ -174,9 +174,9 @@ select "note_id" as "noteId", "user_id" as "userId" from "note_collaborators" wh
 insert into "note_tombstones" ("note_id", "user_id", "deleted_at") values (?, ?, ?), (?, ?, ?) on conflict ("note_id", "user_id") do update set "deleted_at" = ?;
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?));
 select distinct "tag_id" from "note_tags" where "note_id" in (SELECT value FROM json_each(?));
-DELETE FROM notes_fts WHERE rowid IN (SELECT value FROM json_each(?));
 delete from "notes" where "id" in (SELECT value FROM json_each(?));
 delete from "tags" where "id" in (SELECT value FROM json_each(?)) and not exists (select "tag_id" from "note_tags" where "tag_id" = "tags"."id");
+DELETE FROM notes_fts WHERE rowid IN (SELECT value FROM json_each(?));
 commit;
 
 -- DELETE /api/users/{id}
