@@ -5,9 +5,9 @@
  * of a COMMIT: above all FTS5 flushing its pending terms into a new index segment (~180 µs a note
  * alone, ~35 µs in a group of ten), and the WAL frames of the pages the writes share. No
  * savepoints: FTS5 flushes at each one, which costs back most of the gain; for the statement
- * savepoints SQLite opens by itself, the search documents are written last (beforeCommit.ts). A write that fails is
- * answered as if it had run alone, and costs the others of its group only a second run (commit
- * below); a COMMIT that fails fails every write of the group. A write that arrives alone runs as
+ * savepoints SQLite opens by itself, the search documents are written last (beforeCommit.ts).
+ * A write that fails is answered as if it had run alone, and costs the others of its group only
+ * a second run (commit below); a COMMIT that fails fails every write of the group. A write that arrives alone runs as
  * before, in a transaction of its own. Durability is unchanged: nothing is answered before the
  * COMMIT that holds it.
  *

@@ -92,7 +92,12 @@ function pendingOf(db: Db): Map<number, SearchDocument | null> | undefined {
   const kept = pendingDocuments.get(db);
   if (kept) return kept;
   const pending = new Map<number, SearchDocument | null>();
-  if (!atCommit(db, () => writeDocuments(db, pending))) return undefined;
+  const writeAtCommit = () => {
+    // Written once: a write after this (none is made) would find no map and go straight in.
+    pendingDocuments.delete(db);
+    return writeDocuments(db, pending);
+  };
+  if (!atCommit(db, writeAtCommit)) return undefined;
   pendingDocuments.set(db, pending);
   return pending;
 }
