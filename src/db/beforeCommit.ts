@@ -15,11 +15,6 @@ type Work = () => Promise<void>;
 
 const left = new WeakMap<Db, Work[]>();
 
-/** Opens `trx`'s list of work for its end: where the transaction is opened. */
-export function openCommitWork(trx: Db): void {
-  left.set(trx, []);
-}
-
 /** Leaves `work` for the end of `trx`; false when `trx` has no such end (run it now instead). */
 export function atCommit(trx: Db, work: Work): boolean {
   const works = left.get(trx);
@@ -28,9 +23,18 @@ export function atCommit(trx: Db, work: Work): boolean {
   return true;
 }
 
-/** Runs what `trx`'s writes left for its end, in order: the last step of its work before COMMIT. */
-export async function runCommitWork(trx: Db): Promise<void> {
-  const works = left.get(trx);
-  left.delete(trx);
-  for (const work of works ?? []) await work();
+/**
+ * Runs `work` in `trx`, then what its writes left for the end, in order: the whole of the
+ * transaction's work before its COMMIT (where the transaction is opened).
+ */
+export async function withCommitWork<T>(trx: Db, work: () => Promise<T>): Promise<T> {
+  const works: Work[] = [];
+  left.set(trx, works);
+  try {
+    const value = await work();
+    for (const leftWork of works) await leftWork();
+    return value;
+  } finally {
+    left.delete(trx);
+  }
 }

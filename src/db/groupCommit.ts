@@ -15,7 +15,7 @@
  * gets a plain transaction per write.
  */
 import type { Transaction } from 'kysely';
-import { openCommitWork, runCommitWork } from './beforeCommit.js';
+import { withCommitWork } from './beforeCommit.js';
 import { enableFastPathsIn } from './fastPath.js';
 import { committed } from './noteChanges.js';
 import type { Database } from './schema.js';
@@ -72,18 +72,18 @@ class GroupCommit {
     let failed = -1;
     let used: Transaction<Database> | undefined;
     try {
-      await this.db.transaction().execute(async (trx) => {
+      await this.db.transaction().execute((trx) => {
         // The writes' own reads may take the fast paths (db/fastPath.ts): they see its writes.
         enableFastPathsIn(trx, this.db);
-        openCommitWork(trx);
         used = trx;
-        for (const [index, job] of group.entries()) {
-          failed = index;
-          values.push(await job.work(trx));
-        }
-        // What the writes left for the end (beforeCommit.ts) fails the group as its COMMIT would.
-        failed = -1;
-        await runCommitWork(trx);
+        return withCommitWork(trx, async () => {
+          for (const [index, job] of group.entries()) {
+            failed = index;
+            values.push(await job.work(trx));
+          }
+          // What the writes left for the end (beforeCommit.ts) fails the group as its COMMIT would.
+          failed = -1;
+        });
       });
     } catch (error) {
       if (failed < 0 || group.length === 1) {

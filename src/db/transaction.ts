@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { openCommitWork, runCommitWork } from './beforeCommit.js';
+import { withCommitWork } from './beforeCommit.js';
 import { groupCommitOf, type WriteWork } from './groupCommit.js';
 import { committed } from './noteChanges.js';
 import type { Database } from './schema.js';
@@ -24,12 +24,9 @@ export function transaction<T>(db: Db, work: WriteWork<T>, { group }: { group: b
 
 async function alone<T>(db: Db, work: WriteWork<T>): Promise<T> {
   let used: Transaction<Database> | undefined;
-  const value = await db.transaction().execute(async (trx) => {
+  const value = await db.transaction().execute((trx) => {
     used = trx;
-    openCommitWork(trx);
-    const done = await work(trx);
-    await runCommitWork(trx);
-    return done;
+    return withCommitWork(trx, () => work(trx));
   });
   if (used) committed(db, used);
   return value;
