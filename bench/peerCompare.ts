@@ -10,7 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closeAll, openStreams } from './live.js';
 import { measure, warmUp } from './load.js';
-import { type ServerArgs, type ServerProcess, startProcess } from './processes.js';
+import { memoryLine, type ServerArgs, type ServerProcess, startProcess } from './processes.js';
 import type { LoadRequest } from './scenarios.js';
 
 interface PeerOptions {
@@ -327,10 +327,7 @@ export async function runPeerComparison(options: PeerOptions): Promise<PeerRepor
     }));
     const failures = SCENARIOS.map(() => [] as string[]);
     // Which step raises our peak RSS (the docs give only the peak after them all).
-    const logOurRss = (step: string) =>
-      options.log(
-        `peer: ours after ${step}: RSS ${ours.server.rssMb().toFixed(0)} MiB, peak so far ${ours.server.peakRssMb().toFixed(0)} MiB`,
-      );
+    const logOurRss = (step: string) => options.log(`peer: ours after ${step}: ${memoryLine(ours.server)}`);
     logOurRss('seeding');
     const targetsOf = (scenario: Scenario) =>
       scenario.ceiling ? [ours, peer, ceiling] : scenario.peer === false ? [ours] : [ours, peer];

@@ -58,6 +58,11 @@ function cpuMicros(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** The server's RSS now and its peak so far, for the bench's log: which step raised the peak. */
+export function memoryLine(server: Pick<ServerProcess, 'rssMb' | 'peakRssMb'>): string {
+  return `RSS ${server.rssMb().toFixed(0)} MiB, peak so far ${server.peakRssMb().toFixed(0)} MiB`;
+}
+
 /** Resets the process's peak RSS to its current RSS (Linux: 5 > /proc/<pid>/clear_refs). */
 export function resetPeakRss(pid: number): void {
   fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');

@@ -14,7 +14,7 @@ import { apiClient, login } from './client.js';
 import { type LiveReport, liveTable, runLive } from './live.js';
 import { type LoadOptions, measure } from './load.js';
 import { type PeerReport, peerTable, runPeerComparison } from './peerCompare.js';
-import { type ServerProcess, serverNodeFlags, startProcess } from './processes.js';
+import { memoryLine, type ServerProcess, serverNodeFlags, startProcess } from './processes.js';
 import {
   type ProcessRow,
   processTable,
@@ -132,9 +132,7 @@ async function runCorpus(corpus: CorpusName, seeded: SeedResult, scenarios: Scen
       const result = await measure(server.url, requests.get(scenario)!, loadOptions(scenario, { cookie }));
       rows.push({ scenario, result });
       // Which scenario raises the corpus's peak RSS (the docs give only the peak after them all).
-      log(
-        `  RSS after it ${server.rssMb().toFixed(0)} MiB, peak so far ${server.peakRssMb().toFixed(0)} MiB`,
-      );
+      log(`  after it: ${memoryLine(server)}`);
     }
     return { rows, requests, startupMs: server.startupMs, peakRssMb: server.peakRssMb(), ceilingBodies };
   } finally {
