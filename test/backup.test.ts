@@ -366,6 +366,45 @@ describe('backup snapshot and attachment files agree', sqliteOnly, () => {
   const filesOf = (manifest: { files: { path: string }[] }) =>
     manifest.files.filter((f) => f.path.startsWith('attachments/files/')).map((f) => f.path.slice(18));
 
+  it('stopped at any step, removes its work folder and partial archive before it ends, with the reason', async () => {
+    const leftovers = () => fs.readdirSync(server.dataDir).filter((name) => name.startsWith('.backup-'));
+    const live = liveWith({});
+    const file = path.join(folder, 'aborted.zip');
+    let stops = 0;
+    let stopsWhileWriting = 0;
+    try {
+      // Stops it after 0, 1, 2, ... turns of the event loop, until it finishes first.
+      for (let turns = 0; ; turns++) {
+        const controller = new AbortController();
+        const backup = createBackup(live, server.dataDir, file, controller.signal);
+        for (let i = 0; i < turns; i++) await new Promise(setImmediate);
+        const reason = new Error(`stopped after ${turns} turns`);
+        const writing = fs.existsSync(`${file}.partial`);
+        controller.abort(reason);
+        const finished = await backup.then(
+          () => true,
+          (err) => {
+            assert.equal(err, reason);
+            return false;
+          },
+        );
+        assert.deepEqual(leftovers(), [], reason.message);
+        assert.deepEqual(
+          fs.readdirSync(folder).filter((name) => name.startsWith('aborted.')),
+          finished ? ['aborted.zip'] : [],
+        );
+        if (finished) break;
+        stops++;
+        if (writing) stopsWhileWriting++;
+      }
+    } finally {
+      live.close();
+      fs.rmSync(file, { force: true });
+    }
+    assert.ok(stops > 10, `stopped at ${stops} points`);
+    assert.ok(stopsWhileWriting > 0, 'stopped while writing the archive too');
+  });
+
   it('takes the files of rows committed after it listed the files but before the snapshot', async () => {
     const added = '00000000-0000-4000-8000-000000000001';
     const manifest = await backupAndRestore(

@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import {
-  abandonBackups,
   BackupError,
   type BackupManifest,
   createBackup,
@@ -48,18 +47,22 @@ function checkTargetFolder(target: string): void {
   }
 }
 
+/** A backup stopped by SIGINT, SIGTERM or SIGHUP: exit code 128 + the signal's number. */
+class BackupInterrupted extends BackupError {
+  constructor(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP') {
+    super(`Backup interrupted by ${signal}; nothing was left behind`, 128 + os.constants.signals[signal]);
+  }
+}
+
 /**
  * A backup stopped by a signal (cron's timeout, Ctrl-C, a container stopping) leaves neither
- * its work folder in DATA_DIR nor a partial archive: both go before the process exits with
- * 128 + the signal's number. Returns what removes the handlers once the backup is done.
+ * its work folder in DATA_DIR nor a partial archive: the signal aborts it, and it removes both
+ * before it ends. A second signal ends the process at once, as without these handlers. Returns
+ * what removes the handlers once the backup is done.
  */
-function cleanUpOnSignals(): () => void {
+function abortOnSignals(controller: AbortController): () => void {
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => {
-    const handler = () => {
-      abandonBackups();
-      console.error(`Backup interrupted by ${signal}; nothing was left behind`);
-      process.exit(128 + os.constants.signals[signal]);
-    };
+    const handler = () => controller.abort(new BackupInterrupted(signal));
     process.once(signal, handler);
     return [signal, handler] as const;
   });
@@ -86,9 +89,10 @@ export const backupCommands: Record<string, Command> = {
         print('Removed what an earlier, killed backup had left in DATA_DIR');
       }
       const database = await openDatabase(config.dataDir, { schema: 'require-current' });
-      const stopCleaningUp = cleanUpOnSignals();
+      const controller = new AbortController();
+      const stopListening = abortOnSignals(controller);
       try {
-        const manifest = await createBackup(database.sqlite, config.dataDir, target);
+        const manifest = await createBackup(database.sqlite, config.dataDir, target, controller.signal);
         print(`Backup written to ${target}: ${describe(manifest)}`);
         if (manifest.missingFiles.length > 0) {
           print(
@@ -96,7 +100,7 @@ export const backupCommands: Record<string, Command> = {
           );
         }
       } finally {
-        stopCleaningUp();
+        stopListening();
         await database.close();
       }
     },

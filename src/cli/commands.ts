@@ -90,7 +90,7 @@ export async function runCommand(name: string, args: string[], config: Config): 
     }
     if (err instanceof AppError || err instanceof BackupError || err instanceof MigrationError) {
       console.error(err.message);
-      return 1;
+      return err instanceof BackupError ? err.exitCode : 1;
     }
     const failure = databaseFailure(err);
     if (failure === null) throw err;

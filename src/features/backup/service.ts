@@ -3,7 +3,7 @@ import fsSync, { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import SQLite from 'better-sqlite3';
 import yazl from 'yazl';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../fileModes.js';
@@ -38,7 +38,15 @@ export interface BackupManifest {
 }
 
 /** A backup or restore that cannot go on; its message is for the person running the command. */
-export class BackupError extends Error {}
+export class BackupError extends Error {
+  /** The command's exit code when this ends it. */
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -92,17 +100,25 @@ interface Snapshot {
  * without it. A file still missing after a few attempts is missing on the server itself (D-ATT-3
  * keeps such rows); the manifest lists it.
  */
-async function takeSnapshot(live: SQLite.Database, dataDir: string, work: string): Promise<Snapshot> {
+async function takeSnapshot(
+  live: SQLite.Database,
+  dataDir: string,
+  work: string,
+  signal: AbortSignal | undefined,
+): Promise<Snapshot> {
   const attachments = path.join(dataDir, ATTACHMENTS_DIR);
   for (let attempt = 1; ; attempt++) {
     const folder = path.join(work, `attempt-${attempt}`);
+    signal?.throwIfAborted();
     await fs.mkdir(path.join(folder, 'files'), { recursive: true, mode: PRIVATE_DIR_MODE });
     await fs.mkdir(path.join(folder, 'thumbnails'), { recursive: true, mode: PRIVATE_DIR_MODE });
     const files = new Map<string, string>();
     for (const key of await storedKeys(attachments)) {
+      signal?.throwIfAborted();
       if (await linkOrCopy(path.join(attachments, key), path.join(folder, key)))
         files.set(key, path.join(folder, key));
     }
+    signal?.throwIfAborted();
     const database = path.join(folder, DATABASE_FILE);
     snapshotInto(live, database);
     const snapshot = new SQLite(database, { readonly: true });
@@ -117,6 +133,7 @@ async function takeSnapshot(live: SQLite.Database, dataDir: string, work: string
     const missingFiles: string[] = [];
     for (const key of keys) {
       if (files.has(key)) continue;
+      signal?.throwIfAborted();
       if (await linkOrCopy(path.join(attachments, key), path.join(folder, key)))
         files.set(key, path.join(folder, key));
       else missingFiles.push(key);
@@ -182,64 +199,62 @@ export function removeBackupLeftovers(dataDir: string, now = Date.now()): number
   return removed;
 }
 
-/** The work folders and partial archives of the backups this process is writing. */
-const unfinished = new Set<string>();
-
-/**
- * Removes, at once and synchronously, what the backups this process is writing have written so
- * far: for a process about to exit on a signal, so that it leaves nothing behind.
- */
-export function abandonBackups(): void {
-  for (const file of unfinished) fsSync.rmSync(file, { recursive: true, force: true });
-  unfinished.clear();
-}
-
 /**
  * Writes a backup of DATA_DIR to `target` while the server may be running and writing. The
  * archive is written next to `target` and renamed when complete, so `target` is never a
  * partial backup. `live` is a connection to DATA_DIR's database.
+ *
+ * Aborting `signal` stops the backup at its next step: it rejects with the signal's reason once
+ * its work folder and partial archive are gone. The file operation under way when the signal
+ * came finishes first, so that nothing it creates outlives the clean-up.
  */
 export async function createBackup(
   live: SQLite.Database,
   dataDir: string,
   target: string,
+  signal?: AbortSignal,
 ): Promise<BackupManifest> {
   const work = await fs.mkdtemp(path.join(dataDir, WORK_DIR_PREFIX));
   const partial = `${target}.partial`;
-  unfinished.add(work).add(partial);
   try {
-    const snapshot = await takeSnapshot(live, dataDir, work);
+    const snapshot = await takeSnapshot(live, dataDir, work, signal);
     const zip = new yazl.ZipFile();
-    const written = finished(zip.outputStream.pipe(createWriteStream(partial, { mode: PRIVATE_FILE_MODE })));
-    const zipFailed = new Promise<never>((_, reject) => zip.on('error', reject));
+    const written = pipeline(zip.outputStream, createWriteStream(partial, { mode: PRIVATE_FILE_MODE }), {
+      signal,
+    });
+    // Whatever ends the writing early (the zip failing, a full disk, the signal) ends every wait
+    // below; once the streams are closed, so that the partial archive is removed after its last write.
+    const stopped = new Promise<never>((_, reject) => {
+      zip.on('error', reject);
+      written.catch(reject);
+    });
+    stopped.catch(() => {}); // rejections are seen by the waits below
 
     const database = addHashed(zip, snapshot.database, DATABASE_FILE, { compress: true });
     // Images are compressed already: stored as they are.
     const files = [...snapshot.files].map(([key, file]) =>
       addHashed(zip, file, `${ATTACHMENTS_DIR}/${key}`, { compress: false }),
     );
-    const databaseHash = await Promise.race([database, zipFailed]);
+    const databaseHash = await Promise.race([database, stopped]);
     const manifest: BackupManifest = {
       format: BACKUP_FORMAT,
       version: BACKUP_VERSION,
       createdAt: new Date().toISOString(),
       appVersion: APP_VERSION,
       database: { ...databaseHash, counts: snapshot.counts },
-      files: await Promise.race([Promise.all(files), zipFailed]),
+      files: await Promise.race([Promise.all(files), stopped]),
       missingFiles: snapshot.missingFiles,
     };
     zip.addBuffer(Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), MANIFEST_FILE);
     zip.end();
-    await Promise.race([written, zipFailed]);
+    await Promise.race([written, stopped]);
     await fs.rename(partial, target);
     return manifest;
   } catch (err) {
     await fs.rm(partial, { force: true });
-    throw err;
+    throw signal?.aborted ? signal.reason : err;
   } finally {
     await fs.rm(work, { recursive: true, force: true });
-    unfinished.delete(work);
-    unfinished.delete(partial);
   }
 }
 
