@@ -1,9 +1,10 @@
 /**
  * The write fast paths (src/db/fastPath.ts: a note's insert, update, tags, search document,
- * revisions and their pruning run as prepared statements inside group commit's transaction)
- * leave exactly the rows their Kysely versions leave. The same script of writes runs on two
- * fresh databases, once in group commit's transaction (the fast paths) and once in a plain
- * transaction (Kysely, as on PostgreSQL); then every table it touches is compared.
+ * revisions and their pruning run as prepared statements inside the write transactions of
+ * db/transaction.ts) leave exactly the rows their Kysely versions leave. The same script of
+ * writes runs on three fresh databases: in group commit's transactions and in transactions of
+ * their own (the fast paths), and in plain Kysely transactions (as on PostgreSQL); then every
+ * table it touches is compared.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -30,6 +31,7 @@ const DAY = 86_400_000;
 /** How a script's write transaction runs: group commit (the fast paths) or a plain one (Kysely). */
 type Run = <T>(db: Db, work: WriteWork<T>) => Promise<T>;
 const grouped: Run = (db, work) => transaction(db, work, { group: true });
+const alone: Run = (db, work) => transaction(db, work, { group: false });
 const plain: Run = (db, work) => db.transaction().execute(work);
 
 /** Every row of the tables a note's writes touch, in a fixed order. */
@@ -58,15 +60,19 @@ async function searchIndexEntries(db: Db) {
 
 describe('write fast paths', sqliteOnly, () => {
   let fast: OpenSqliteDatabase;
+  let fastAlone: OpenSqliteDatabase;
   let kysely: OpenSqliteDatabase;
   const fastStatements: string[] = [];
+  const fastAloneStatements: string[] = [];
   const kyselyStatements: string[] = [];
   before(async () => {
     fast = await openDatabase(tempDataDir(), { onQuery: (text) => fastStatements.push(text) });
+    fastAlone = await openDatabase(tempDataDir(), { onQuery: (text) => fastAloneStatements.push(text) });
     kysely = await openDatabase(tempDataDir(), { onQuery: (text) => kyselyStatements.push(text) });
   });
   after(async () => {
     await fast?.close();
+    await fastAlone?.close();
     await kysely?.close();
   });
 
@@ -103,11 +109,13 @@ describe('write fast paths', sqliteOnly, () => {
     await edit(NOTE_ID, { content: 'long after #family' }, 8_000 + 40 * DAY);
   }
 
-  it('leave the rows their Kysely versions leave, and run only in group commit', async () => {
+  it("leave the rows their Kysely versions leave, and run in the write transactions' own (grouped or not)", async () => {
     await script(fast.db, grouped);
+    await script(fastAlone.db, alone);
     await script(kysely.db, plain);
     const fastRows = await rowsOf(fast.db);
     assert.deepEqual(fastRows, await rowsOf(kysely.db));
+    assert.deepEqual(await rowsOf(fastAlone.db), fastRows);
     // The script reached what it compares: tags replaced, revisions pruned to those kept.
     assert.deepEqual(
       fastRows.tags.map((tag) => tag.name),
@@ -125,6 +133,7 @@ describe('write fast paths', sqliteOnly, () => {
       'SELECT id FROM notes WHERE',
     ]) {
       assert.ok(ran(fastStatements, start), `the fast path ran ${start}`);
+      assert.ok(ran(fastAloneStatements, start), `the fast path ran ${start} in a transaction of its own`);
       assert.ok(!ran(kyselyStatements, start), `Kysely's version ran instead of ${start}`);
     }
     for (const start of [

@@ -10,6 +10,7 @@ import { openDatabase } from '../src/db/connection.js';
 import { up as addRevisions } from '../src/db/migrations/0009_note_revisions.js';
 import { up as indexRevisionsByAge } from '../src/db/migrations/0015_revision_age_index.js';
 import { up as dropRevisionAgeIndex } from '../src/db/migrations/0018_revision_age_index_dropped.js';
+import { up as rebuildRevisionsWithRowids } from '../src/db/migrations/0020_revisions_rowid.js';
 import type { Db } from '../src/db/types.js';
 import { insertNote } from '../src/model/noteWrites.js';
 import { REVISION_RETENTION_DAYS, REVISIONS_KEPT, recordRevision } from '../src/model/revisions.js';
@@ -206,7 +207,7 @@ describe('note revisions (D-SYNC-9)', () => {
 });
 
 describe('revision pruning', sqliteOnly, () => {
-  it('walks only the primary key: no row when nothing is old enough, no index by age (migration 0018)', async () => {
+  it('walks only the primary key: no row when nothing is old enough, no index by age (migration 0018), the rows beside the key (0020)', async () => {
     const prunes: string[] = [];
     const server = await startServer({
       onQuery: (sql) => {
@@ -228,12 +229,25 @@ describe('revision pruning', sqliteOnly, () => {
           detail: string;
         }[];
         const outer = plan[0]!.detail;
-        assert.match(outer, /USING PRIMARY KEY \(note_id=\? AND version<\?\)/, outer);
+        assert.match(
+          outer,
+          /USING COVERING INDEX sqlite_autoindex_note_revisions_1 \(note_id=\? AND version<\?\)/,
+          outer,
+        );
         const indexes = sqlite
           .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'note_revisions'")
           .pluck()
           .all();
-        assert.deepEqual(indexes, [], 'the primary key is the table (WITHOUT ROWID): no index beside it');
+        assert.deepEqual(indexes, ['sqlite_autoindex_note_revisions_1'], "the primary key's index, no other");
+        const table = sqlite
+          .prepare("SELECT sql FROM sqlite_master WHERE name = 'note_revisions'")
+          .pluck()
+          .get();
+        assert.doesNotMatch(
+          String(table),
+          /WITHOUT ROWID/,
+          'whole revisions are rows of their own, not in the key',
+        );
       } finally {
         sqlite.close();
       }
@@ -334,13 +348,14 @@ describe('migration 0009_note_revisions', sqliteOnly, () => {
     const note = (await owner.post('/api/notes', { title: 'Old', content: 'before revisions' })).body;
     await owner.patch(`/api/notes/${note.id}`, { content: 'current text' });
     // The migration as the migrator runs it, on the table it creates gone again (with 0015's index
-    // on it, which 0018 drops), not by forgetting it in kysely_migration: later migrations would
-    // then stand before it.
+    // on it, which 0018 drops, and 0020's rebuild), not by forgetting it in kysely_migration:
+    // later migrations would then stand before it.
     const db = first.app.db as unknown as Kysely<unknown>;
     await sql`DROP TABLE note_revisions`.execute(db);
     await addRevisions(db);
     await indexRevisionsByAge(db);
     await dropRevisionAgeIndex(db);
+    await rebuildRevisionsWithRowids(db);
     await first.close({ keepData: true });
 
     const second = await startServer({ dataDir: first.dataDir });

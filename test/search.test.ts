@@ -366,3 +366,24 @@ describe('migration 0017_search_contentless', sqliteOnly, () => {
     });
   });
 });
+
+describe('migration 0019_search_delete_merge', sqliteOnly, () => {
+  it('merges a segment for its tombstones once half its documents are replaced, and replaced words stop matching', async () => {
+    await afterMigration('0019', { title: 'Project plan', content: 'budget', tags: '' }, async (db) => {
+      const setting = await sql<{
+        v: number;
+      }>`SELECT v FROM notes_fts_config WHERE k = 'deletemerge'`.execute(db);
+      assert.deepEqual(setting.rows, [{ v: 50 }]);
+      // Tombstones left unmerged: every replaced document still stops matching.
+      for (let rowid = 1; rowid <= 40; rowid++) {
+        await writeSearchDocument(db, rowid, { title: 'Draft', content: `first ${rowid}`, tags: '' });
+      }
+      for (let rowid = 1; rowid <= 40; rowid += 2) {
+        await writeSearchDocument(db, rowid, { title: 'Final', content: `second ${rowid}`, tags: '' });
+      }
+      assert.equal((await matching(db, '"draft"')).length, 20);
+      assert.equal((await matching(db, '"final"')).length, 20);
+      assert.deepEqual(await matching(db, '"budget"'), [{ rowid: 42 }]);
+    });
+  });
+});

@@ -10,8 +10,9 @@
  * whose uncommitted writes a read outside it must not see (Kysely then waits for the
  * transaction to end). A test pins each fast path's answers to its Kysely version's.
  *
- * Writes take a fast path only inside group commit's transaction (enableFastPathsIn), where
- * every write of a note runs: the same statements Kysely would run, in the same transaction, so
+ * Writes take a fast path only inside the write transactions of db/transaction.ts, grouped or
+ * not (enableFastPathsIn), where every write of a note runs: the same statements Kysely would
+ * run, in the same transaction, so
  * atomicity and durability are the transaction's as before. test/fast-writes.test.ts pins the
  * rows they leave to the rows the Kysely versions leave.
  */
@@ -62,8 +63,9 @@ export function enableFastPaths(db: Db, sqlite: SQLite.Database, onQuery: Databa
 }
 
 /**
- * Lets the fast paths run for `trx`, a transaction on `db`'s connection (group commit's, which
- * holds the connection for its writes). Safe because SQLite has one connection: while `trx` is
+ * Lets the fast paths run for `trx`, a write transaction on `db`'s connection (group commit's,
+ * or one of its own: either holds the connection for its writes). Safe because SQLite has one
+ * connection: while `trx` is
  * open, Kysely runs nothing else on it (other queries wait for the transaction, and fast paths
  * handed `db` refuse), and better-sqlite3 never yields, so a fast read for the transaction's own
  * code sees exactly what its Kysely version would: the transaction's writes, those of the

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { withCommitWork } from './beforeCommit.js';
+import { enableFastPathsIn } from './fastPath.js';
 import { groupCommitOf, type WriteWork } from './groupCommit.js';
 import { committed } from './noteChanges.js';
 import type { Database } from './schema.js';
@@ -26,6 +27,7 @@ async function alone<T>(db: Db, work: WriteWork<T>): Promise<T> {
   let used: Transaction<Database> | undefined;
   const value = await db.transaction().execute((trx) => {
     used = trx;
+    enableFastPathsIn(trx, db); // as group commit does: the one connection is the transaction's
     return withCommitWork(trx, () => work(trx));
   });
   if (used) committed(db, used);

@@ -46,8 +46,7 @@ export async function indexNote(
 ): Promise<void> {
   const tags = extractHashtags(note.title, note.content);
   if (before === 'inserted') await addNoteTags(db, note.id, tags);
-  else if (before === 'unknown' || !sameNames(tags, extractHashtags(before.title, before.content)))
-    await replaceNoteTags(db, note.id, tags);
+  else if (before === 'unknown' || !hadTags(before, note, tags)) await replaceNoteTags(db, note.id, tags);
   await writeSearchDocument(db, note.doc_id, {
     title: indexText(note.title),
     content: indexText(note.content),
@@ -55,9 +54,20 @@ export async function indexNote(
   });
 }
 
-/** Whether two sorted lists of names are equal. */
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((name, n) => name === b[n]);
+/**
+ * Whether a note whose title and content were `before` had `tags`, the hashtags of `note`. An
+ * edit of a title without `#` leaves the content's hashtags, and so the tags, as they were:
+ * known without extracting them again from a content of any length.
+ */
+function hadTags(
+  before: Pick<NoteRow, 'title' | 'content'>,
+  note: Pick<NoteRow, 'title' | 'content'>,
+  tags: readonly string[],
+): boolean {
+  if (before.content === note.content && !before.title.includes('#') && !note.title.includes('#'))
+    return true;
+  const old = extractHashtags(before.title, before.content);
+  return old.length === tags.length && old.every((name, n) => name === tags[n]);
 }
 
 /**

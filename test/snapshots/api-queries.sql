@@ -95,7 +95,9 @@ select distinct "t"."name" from "notes" as "n" inner join "note_tags" as "nt" on
 
 -- POST /api/notes/{id}/collaborators
 begin;
-select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
+   FROM notes n WHERE n.id = @noteId;
 select * from "users" where "id" = ?;
 select "user_id" from "note_collaborators" where "note_id" = ? and "user_id" = ?;
 insert into "note_collaborators" ("note_id", "user_id", "added_at") values (?, ?, ?);
@@ -116,14 +118,18 @@ SELECT n.*,
      EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
    FROM notes n WHERE n.id = @noteId;
 begin;
-select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
+   FROM notes n WHERE n.id = @noteId;
 insert into "attachments" ("id", "note_id", "filename", "mime_type", "size", "thumbnail_path", "created_at", "sha256", "thumbnail_size", "width", "height") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *;
-update "notes" set "version" = ?, "updated_at" = ? where "id" = ?;
+UPDATE notes SET version = ?, updated_at = ? WHERE id = ?;
 commit;
 
 -- POST /api/notes/{id}/share
 begin;
-select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
+   FROM notes n WHERE n.id = @noteId;
 select * from "share_links" where "note_id" = ?;
 insert into "share_links" ("note_id", "token", "created_at") values (?, ?, ?);
 commit;
@@ -136,10 +142,10 @@ select * from "attachments" where "note_id" in (SELECT value FROM json_each(?)) 
 begin;
 select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" in (SELECT value FROM json_each(?));
 select distinct "note_id" from "note_tombstones" where "note_id" in (SELECT value FROM json_each(?));
-insert into "notes" ("id", "owner_id", "title", "content", "color", "pinned", "archived", "trashed", "checklist_mode", "sort_order", "trashed_at", "created_at", "updated_at", "version", "field_clock", "field_versions") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "doc_id";
+INSERT INTO notes (id, owner_id, title, content, color, pinned, archived, trashed, checklist_mode, sort_order, trashed_at, created_at, updated_at, version, field_clock, field_versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 INSERT INTO tags (name) SELECT value FROM json_each(?) WHERE true ON CONFLICT (name) DO NOTHING;
-insert into "note_tags" ("note_id", "tag_id") select ? as "note_id", "id" from "tags" where "name" in (SELECT value FROM json_each(?));
-insert into "note_revisions" ("note_id", "version", "created_at", "author_id", "title", "content") values (?, ?, ?, ?, ?, ?);
+INSERT INTO note_tags (note_id, tag_id) SELECT ?, id FROM tags WHERE name IN (SELECT value FROM json_each(?));
+INSERT INTO note_revisions (note_id, version, created_at, author_id, title, content) VALUES (?, ?, ?, ?, ?, ?);
 INSERT OR REPLACE INTO notes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?);
 commit;
 
@@ -169,7 +175,9 @@ SELECT count(*) AS rows, sum(revision) AS revisions FROM reminders WHERE user_id
 
 -- DELETE /api/notes/{id}
 begin;
-select "n".*, EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = ?) as "is_collaborator" from "notes" as "n" where "n"."id" = ?;
+SELECT n.*,
+     EXISTS (SELECT 1 FROM note_collaborators c WHERE c.note_id = n.id AND c.user_id = @userId) AS is_collaborator
+   FROM notes n WHERE n.id = @noteId;
 select "note_id" as "noteId", "user_id" as "userId" from "note_collaborators" where "note_id" in (SELECT value FROM json_each(?));
 insert into "note_tombstones" ("note_id", "user_id", "deleted_at") values (?, ?, ?), (?, ?, ?) on conflict ("note_id", "user_id") do update set "deleted_at" = ?;
 select * from "attachments" where "note_id" in (SELECT value FROM json_each(?));

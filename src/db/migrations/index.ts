@@ -17,6 +17,8 @@ import * as revisionAgeIndex from './0015_revision_age_index.js';
 import * as mcpSubscriptions from './0016_mcp_subscriptions.js';
 import * as searchContentless from './0017_search_contentless.js';
 import * as revisionAgeIndexDropped from './0018_revision_age_index_dropped.js';
+import * as searchDeleteMerge from './0019_search_delete_merge.js';
+import * as revisionsRowid from './0020_revisions_rowid.js';
 import * as postgresSchema from './postgres_schema.js';
 
 /**
@@ -41,6 +43,8 @@ export const migrations: Record<string, Migration> = {
   '0016_mcp_subscriptions': mcpSubscriptions,
   '0017_search_contentless': searchContentless,
   '0018_revision_age_index_dropped': revisionAgeIndexDropped,
+  '0019_search_delete_merge': searchDeleteMerge,
+  '0020_revisions_rowid': revisionsRowid,
 };
 
 /**
