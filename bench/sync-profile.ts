@@ -6,13 +6,14 @@
  * The notes are seeded through insertNote, the write path create and sync push use.
  */
 
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
 import { sessionActor } from '../src/actor.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -31,7 +32,6 @@ const { values: args } = parseArgs({
 const count = Number(args.count);
 const rounds = Number(args.rounds);
 const BATCH = 1_000;
-const run = promisify(execFile);
 const SEED = 42;
 
 /** Runs `phase` under the V8 profiler when --profile is given, writing DIR/<name>.cpuprofile. */
@@ -50,6 +50,20 @@ async function profiled(name: string, phase: () => Promise<void>): Promise<void>
     session.disconnect();
   }
 }
+
+/** The client httpMs talks to: a line of JSON per request in, a line per answer out. */
+const HTTP_CLIENT = `
+import fs from 'node:fs';
+import readline from 'node:readline';
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  const { method, url, cookie, bodyFile } = JSON.parse(line);
+  const headers = { cookie, ...(bodyFile ? { 'content-type': 'application/json' } : {}) };
+  const body = bodyFile ? fs.readFileSync(bodyFile) : undefined;
+  const started = performance.now();
+  const response = await fetch(url, { method, headers, body });
+  const size = (await response.arrayBuffer()).byteLength;
+  process.stdout.write(JSON.stringify({ status: response.status, ms: performance.now() - started, size }) + '\\n');
+}`;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const format = (values: number[]) =>
@@ -124,31 +138,30 @@ try {
     .join('; ');
 
   /**
-   * Milliseconds of one request as curl measures it: a client in its own process, as autocannon
-   * is in `npm run bench`, so that reading 10 MB does not share this process's CPU time.
+   * Milliseconds of one request as a client in its own process measures it, as autocannon is in
+   * `npm run bench`, so that reading 10 MB does not share this process's CPU time. One client
+   * for the whole run: a process started per request (curl, before) forked this one each time,
+   * and the pages a fork leaves copy-on-write made the server's next writes to its memory fault
+   * one page at a time (a push of 1,000 edits measured ~270 ms that way, ~140 ms without).
    */
   const bodyFile = path.join(dataDir, 'push.json');
+  const client = spawn(process.execPath, ['--input-type=module', '-e', HTTP_CLIENT], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const answers = readline.createInterface({ input: client.stdout })[Symbol.asyncIterator]();
   const httpMs = async (method: string, pathname: string, body?: unknown): Promise<Timing> => {
-    const curlArgs = [
-      '-s',
-      '-o',
-      '/dev/null',
-      '-w',
-      '%{http_code} %{time_total} %{size_download}',
-      '-b',
-      cookie,
-    ];
-    if (body) {
-      fs.writeFileSync(bodyFile, JSON.stringify(body));
-      curlArgs.push('-H', 'content-type: application/json', '--data-binary', `@${bodyFile}`);
-    }
+    if (body) fs.writeFileSync(bodyFile, JSON.stringify(body));
     const cpu = process.cpuUsage();
-    const { stdout } = await run('curl', [...curlArgs, '-X', method, url + pathname]);
+    client.stdin.write(
+      `${JSON.stringify({ method, url: url + pathname, cookie, bodyFile: body ? bodyFile : null })}\n`,
+    );
+    const answer = await answers.next();
     const serverCpu = cpuMs(cpu);
-    const [status, seconds, size] = stdout.split(' ');
-    if (status !== '200') throw new Error(`${method} ${pathname}: ${status}`);
-    lastBytes = Number(size);
-    return { wall: Number(seconds) * 1000, cpu: serverCpu };
+    if (answer.done) throw new Error('the HTTP client ended');
+    const { status, ms, size } = JSON.parse(answer.value) as { status: number; ms: number; size: number };
+    if (status !== 200) throw new Error(`${method} ${pathname}: ${status}`);
+    lastBytes = size;
+    return { wall: ms, cpu: serverCpu };
   };
   let lastBytes = 0;
 
@@ -186,6 +199,7 @@ try {
     console.log(`${name.padEnd(34)} wall ${format(timings.map((t) => t.wall))}`);
     console.log(`${''.padEnd(34)} cpu  ${format(timings.map((t) => t.cpu))}`);
   }
+  client.stdin.end();
   await app.close();
 } finally {
   fs.rmSync(dataDir, { recursive: true, force: true });
