@@ -30,6 +30,19 @@ describe('PATCH /api/notes/{id}: tags follow the text (D-TAG-2)', () => {
     assert.deepEqual((await owner.get('/api/tags')).body, before);
   });
 
+  it("follows a title edit's hashtags, in and out, with the content as it was", async () => {
+    const note = (await owner.post('/api/notes', { title: 'Trip #travel', content: 'plain text #keep' }))
+      .body;
+    const retitled = async (title: string) => {
+      assert.equal((await owner.patch(`/api/notes/${note.id}`, { title })).status, 200);
+      // The tags stored (the answer's own are worked out from its text); earlier tests' stay.
+      return (await tagNames()).filter((name: string) => ['travel', 'holiday', 'keep'].includes(name));
+    };
+    assert.deepEqual(await retitled('Trip'), ['keep'], 'a hashtag taken out of the title');
+    assert.deepEqual(await retitled('Trip again'), ['keep'], 'no hashtag in either title');
+    assert.deepEqual(await retitled('Trip #holiday'), ['holiday', 'keep'], 'a hashtag put into the title');
+  });
+
   it(`makes tags of the first ${MAX_TAGS_PER_NOTE} of 32,767 distinct hashtags, never a 500`, async () => {
     // 32,767 names bound one variable each were past SQLite's limit of 32,766.
     const content = Array.from({ length: 32_767 }, (_, n) => `#h${n}`).join(' ');
