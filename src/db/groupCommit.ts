@@ -23,6 +23,18 @@ import type { Db } from './types.js';
 
 export type WriteWork<T> = (trx: Transaction<Database>) => Promise<T>;
 
+/**
+ * Runs `work` in a write transaction on `db`, as `transaction()` and group commit both open one:
+ * its own statements may take the fast paths (fastPath.ts; they see its writes), and what its
+ * writes leave for the end runs after `work`, before COMMIT (beforeCommit.ts).
+ */
+export function inWriteTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
+  return db.transaction().execute((trx) => {
+    enableFastPathsIn(trx, db);
+    return withCommitWork(trx, () => work(trx));
+  });
+}
+
 interface Job {
   work: WriteWork<unknown>;
   resolve: (value: unknown) => void;
@@ -72,18 +84,14 @@ class GroupCommit {
     let failed = -1;
     let used: Transaction<Database> | undefined;
     try {
-      await this.db.transaction().execute((trx) => {
-        // The writes' own reads may take the fast paths (db/fastPath.ts): they see its writes.
-        enableFastPathsIn(trx, this.db);
+      await inWriteTransaction(this.db, async (trx) => {
         used = trx;
-        return withCommitWork(trx, async () => {
-          for (const [index, job] of group.entries()) {
-            failed = index;
-            values.push(await job.work(trx));
-          }
-          // What the writes left for the end (beforeCommit.ts) fails the group as its COMMIT would.
-          failed = -1;
-        });
+        for (const [index, job] of group.entries()) {
+          failed = index;
+          values.push(await job.work(trx));
+        }
+        // What the writes left for the end (beforeCommit.ts) fails the group as its COMMIT would.
+        failed = -1;
       });
     } catch (error) {
       if (failed < 0 || group.length === 1) {

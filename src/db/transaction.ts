@@ -1,7 +1,5 @@
 import type { Transaction } from 'kysely';
-import { withCommitWork } from './beforeCommit.js';
-import { enableFastPathsIn } from './fastPath.js';
-import { groupCommitOf, type WriteWork } from './groupCommit.js';
+import { groupCommitOf, inWriteTransaction, type WriteWork } from './groupCommit.js';
 import { committed } from './noteChanges.js';
 import type { Database } from './schema.js';
 import type { Db } from './types.js';
@@ -25,10 +23,9 @@ export function transaction<T>(db: Db, work: WriteWork<T>, { group }: { group: b
 
 async function alone<T>(db: Db, work: WriteWork<T>): Promise<T> {
   let used: Transaction<Database> | undefined;
-  const value = await db.transaction().execute((trx) => {
+  const value = await inWriteTransaction(db, (trx) => {
     used = trx;
-    enableFastPathsIn(trx, db); // as group commit does: the one connection is the transaction's
-    return withCommitWork(trx, () => work(trx));
+    return work(trx);
   });
   if (used) committed(db, used);
   return value;
