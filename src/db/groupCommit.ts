@@ -25,14 +25,19 @@ export type WriteWork<T> = (trx: Transaction<Database>) => Promise<T>;
 
 /**
  * Runs `work` in a write transaction on `db`, as `transaction()` and group commit both open one:
- * its own statements may take the fast paths (fastPath.ts; they see its writes), and what its
- * writes leave for the end runs after `work`, before COMMIT (beforeCommit.ts).
+ * its own statements may take the fast paths (fastPath.ts; they see its writes), what its writes
+ * leave for the end runs after `work`, before COMMIT (beforeCommit.ts), and what it changed goes
+ * to the live hints once committed (noteChanges.ts).
  */
-export function inWriteTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
-  return db.transaction().execute((trx) => {
+export async function inWriteTransaction<T>(db: Db, work: WriteWork<T>): Promise<T> {
+  let used: Transaction<Database> | undefined;
+  const value = await db.transaction().execute((trx) => {
+    used = trx;
     enableFastPathsIn(trx, db);
     return withCommitWork(trx, () => work(trx));
   });
+  if (used) committed(db, used);
+  return value;
 }
 
 interface Job {
@@ -82,10 +87,8 @@ class GroupCommit {
     if (group.length === 0) return;
     const values: unknown[] = [];
     let failed = -1;
-    let used: Transaction<Database> | undefined;
     try {
       await inWriteTransaction(this.db, async (trx) => {
-        used = trx;
         for (const [index, job] of group.entries()) {
           failed = index;
           values.push(await job.work(trx));
@@ -104,7 +107,6 @@ class GroupCommit {
       await this.commit(group.slice(failed + 1));
       return;
     }
-    if (used) committed(this.db, used);
     for (const [index, job] of group.entries()) job.resolve(values[index]);
   }
 }

@@ -1,7 +1,4 @@
-import type { Transaction } from 'kysely';
 import { groupCommitOf, inWriteTransaction, type WriteWork } from './groupCommit.js';
-import { committed } from './noteChanges.js';
-import type { Database } from './schema.js';
 import type { Db } from './types.js';
 
 /**
@@ -18,15 +15,5 @@ import type { Db } from './types.js';
  */
 export function transaction<T>(db: Db, work: WriteWork<T>, { group }: { group: boolean }): Promise<T> {
   const commits = group ? groupCommitOf(db) : undefined;
-  return commits ? commits.run(work) : alone(db, work);
-}
-
-async function alone<T>(db: Db, work: WriteWork<T>): Promise<T> {
-  let used: Transaction<Database> | undefined;
-  const value = await inWriteTransaction(db, (trx) => {
-    used = trx;
-    return work(trx);
-  });
-  if (used) committed(db, used);
-  return value;
+  return commits ? commits.run(work) : inWriteTransaction(db, work);
 }
