@@ -63,16 +63,16 @@ async function seed(corpus: CorpusName, count: number, mode: 'service' | 'batche
   return result;
 }
 
-/** The server's process arguments, as `npm start` runs it. */
+/** The server's process arguments, as `npm start` runs it; with --profile, every server writes a CPU profile. */
 const serverArgs = [
+  ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
   ...serverNodeFlags(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start),
   path.join(root, 'dist', 'main.js'),
 ];
 
 function startServer(corpus: CorpusName): Promise<ServerProcess> {
-  const profiling = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   return startProcess(
-    [...profiling, ...serverArgs],
+    serverArgs,
     // TRUST_PROXY lets the shared-note scenario appear as many clients (see scenarios.ts).
     { DATA_DIR: path.join(workDir, corpus), LOG_LEVEL: 'warn', TRUST_PROXY: '127.0.0.1' },
     '/api/health',
