@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import { transaction } from '../../db/transaction.js';
 import type { Db } from '../../db/types.js';
 import { errors } from '../../errors.js';
-import { eventLoopTurns } from '../../eventLoop.js';
+import { eventLoopTurns, WRITE_SLICE_MS } from '../../eventLoop.js';
 import type { AttachmentRow } from '../../model/attachments.js';
 import { endCollaboration, shareLikeNote } from '../../model/collaborators.js';
 import {
@@ -45,13 +45,6 @@ import { capFutureTimestamps } from './timestamps.js';
 /** Tombstones are kept this long (D-SYNC-3); a device away longer must resync from scratch. */
 const TOMBSTONE_RETENTION_DAYS = 90;
 const TOMBSTONE_RETENTION_MS = TOMBSTONE_RETENTION_DAYS * 86_400_000;
-
-/**
- * A push gives the event loop a turn after this much work: one push of 1,000 big notes is
- * seconds of synchronous SQLite calls, during which nothing else, not even /api/health, would
- * run (docs/decisions/0006-bounded-work-per-request.md).
- */
-const PUSH_SLICE_MS = 50;
 
 interface SyncDeps {
   db: Db;
@@ -391,7 +384,7 @@ export function createSyncService({ db, clock, notes, personal }: SyncDeps) {
           };
           await context.known.load(changes.map((c) => c.noteId));
           // Other requests wait for the connection (one transaction, D-SYNC-4) but are accepted.
-          const giveWay = eventLoopTurns(PUSH_SLICE_MS);
+          const giveWay = eventLoopTurns(WRITE_SLICE_MS);
           for (const index of applyOrder(changes)) {
             results[index] = await applyChange(trx, context, changes[index]!, index);
             await giveWay();
